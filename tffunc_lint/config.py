@@ -1,0 +1,182 @@
+"""Settings: rule selection, per-file ignores, excludes and extra traced decorators.
+
+Read from ``[tool.tffunc-lint]`` in the nearest ``pyproject.toml``; CLI flags override.
+Selection follows ruff: ``select`` replaces the default set, ``extend-select`` adds to it,
+``ignore``/``extend-ignore`` remove from it; every entry is a code (``TFF101``), a code
+prefix (``TFF1``, ``TFF``) or a rule name (``print-in-tf-function``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
+
+from .rule import all_rules
+
+SECTION = "tffunc-lint"
+_LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude",
+              "extra-traced-decorators")
+KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores",))
+
+
+class ConfigError(Exception):
+    """A user-facing configuration problem; the CLI prints it and exits 2."""
+
+
+def expand_selector(selector: str, origin: str = "") -> FrozenSet[str]:
+    """Codes matched by a code, code prefix or rule name; ConfigError if none."""
+    key = selector.strip()
+    codes = frozenset(
+        rule.code for rule in all_rules()
+        if key and (key.lower() == rule.name or key.upper() == "ALL"
+                    or rule.code.startswith(key.upper()))
+    )
+    if not codes:
+        where = f"{origin}: " if origin else ""
+        raise ConfigError(f"{where}unknown rule code or name {selector!r}")
+    return codes
+
+
+def _expand_all(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
+    codes: FrozenSet[str] = frozenset()
+    for selector in selectors:
+        codes |= expand_selector(selector, origin)
+    return codes
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings; picklable, so files can be linted in worker processes."""
+
+    select: Optional[Tuple[str, ...]] = None
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    extend_ignore: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Tuple[str, ...] = ()
+    extra_traced_decorators: Tuple[str, ...] = ()
+    root: str = "."
+    source: str = ""
+    enabled: FrozenSet[str] = field(default=frozenset(), compare=False)
+
+    def resolved(self) -> "Settings":
+        """Validate every selector and compute the enabled codes."""
+        origin = self.source or "command line"
+        base = (_expand_all(self.select, origin) if self.select is not None
+                else frozenset(r.code for r in all_rules()))
+        enabled = (base | _expand_all(self.extend_select, origin)) - _expand_all(
+            self.ignore + self.extend_ignore, origin)
+        for _, selectors in self.per_file_ignores:
+            _expand_all(selectors, origin)
+        return replace(self, enabled=enabled)
+
+    def enabled_for(self, path: str) -> FrozenSet[str]:
+        """Enabled codes for one file, after ``per-file-ignores``."""
+        enabled = self.enabled
+        if self.per_file_ignores:
+            relative = _relative(path, self.root)
+            for pattern, selectors in self.per_file_ignores:
+                if _glob_match(relative, pattern):
+                    enabled = enabled - _expand_all(selectors, "per-file-ignores")
+        return enabled
+
+    def is_excluded(self, path: str) -> bool:
+        if not self.exclude:
+            return False
+        relative = _relative(path, self.root)
+        return any(_glob_match(relative, pattern) for pattern in self.exclude)
+
+
+def _relative(path: str, root: str) -> str:
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _glob_match(relative: str, pattern: str) -> bool:
+    """Match a path relative to the config's directory, or its last component(s)."""
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(os.path.basename(relative), pattern):
+        return True
+    parts = relative.split("/")
+    return any(fnmatch.fnmatch("/".join(parts[:i]), pattern) for i in range(1, len(parts)))
+
+
+def find_pyproject(start: Path) -> Optional[Path]:
+    """Nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.tffunc-lint]`` table."""
+    start = start.resolve()
+    for directory in (start, *start.parents) if start.is_dir() else start.parents:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                if f"[tool.{SECTION}" in candidate.read_text(encoding="utf-8", errors="replace"):
+                    return candidate
+            except OSError:
+                continue
+    return None
+
+
+def _string_list(value, key: str, origin: str) -> Tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{origin}: [tool.{SECTION}] key {key!r} must be a list of strings")
+    return tuple(value)
+
+
+def load_settings(pyproject: Optional[Path]) -> Settings:
+    """Settings from a pyproject file (or defaults), unresolved."""
+    if pyproject is None:
+        return Settings(root=os.getcwd())
+    origin = str(pyproject)
+    try:
+        with open(pyproject, "rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{origin}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{origin}: cannot read: {error.strerror}") from None
+    table = data.get("tool", {}).get(SECTION, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{origin}: [tool.{SECTION}] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{origin}: [tool.{SECTION}] unknown key {unknown[0]!r} "
+                          f"(known keys: {', '.join(sorted(KNOWN_KEYS))})")
+    values: Dict[str, object] = {k.replace("-", "_"): _string_list(table[k], k, origin)
+                                 for k in _LIST_KEYS if k in table}
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{origin}: [tool.{SECTION}] key 'per-file-ignores' must be a table "
+                          "of glob = [codes]")
+    values["per_file_ignores"] = tuple(
+        (pattern, _string_list(codes, f"per-file-ignores.{pattern}", origin))
+        for pattern, codes in per_file.items())
+    return Settings(root=str(pyproject.parent), source=origin, **values)
+
+
+def with_overrides(settings: Settings, **overrides: Optional[Sequence[str]]) -> Settings:
+    """Apply CLI flags: ``select``/``ignore`` replace, ``extend_*`` add to the file's lists."""
+    changes: Dict[str, object] = {}
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        value = tuple(value)
+        if key in ("extend_select", "extend_ignore", "exclude"):
+            value = getattr(settings, key) + value
+        changes[key] = value
+    return replace(settings, **changes)
+
+
+def split_list(values: Optional[List[str]]) -> Optional[List[str]]:
+    """``--select TFF1,TFF3 --select TFF405`` → ``['TFF1', 'TFF3', 'TFF405']``."""
+    if values is None:
+        return None
+    return [item for value in values for item in value.split(",") if item.strip()]

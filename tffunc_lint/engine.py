@@ -1,0 +1,313 @@
+"""The one engine behind every door: (path, source bytes, settings) → findings.
+
+Pipeline for one file:
+
+1. decode (PEP 263) and ``ast.parse`` — cheap, and enough to build the module's
+   :class:`~tffunc_lint.names.NameTable` and :class:`~tffunc_lint.graph_context.GraphContext`;
+2. parse with LibCST only what a rule needs: the line ranges holding traced functions, or
+   the whole module when a module-scope rule's trigger text occurs in the file;
+3. walk those trees once, dispatching each node to the enabled rules (traced-scope rules
+   only inside graph context);
+4. apply ``# noqa`` and, with ``fix=True``, the rules' replacements.
+
+Nothing here imports TensorFlow or runs user code, and no input makes it raise: files that
+cannot be decoded, parsed or analysed yield one ``TFF000`` finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from . import noqa
+from .config import Settings
+from .finding import Finding, TraceReason
+from .graph_context import GraphContext, def_key, lambda_key
+from .names import NameTable, dotted_name
+from .rule import Rule, Scope, SyntaxErrorRule, all_rules
+
+INIT_SCOPE = "tensorflow.init_scope"
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> List[str]:
+    """Physical lines with their endings, numbered as ``ast`` and flake8 number them."""
+    return _LINE.findall(text)
+
+
+@dataclass
+class FileResult:
+    """What linting one file produced."""
+
+    path: str
+    findings: List[Finding]
+    fixed_source: Optional[bytes] = None
+    fixes_applied: int = 0
+    fix_error: Optional[str] = None
+
+
+class FileContext:
+    """What a rule may ask while visiting: names, graph context, position; and ``report``."""
+
+    def __init__(self, path: str, names: NameTable, graph: GraphContext):
+        self.path = path
+        self.names = names
+        self.graph = graph
+        self.reason: Optional[TraceReason] = None
+        self.local_names: FrozenSet[str] = frozenset()
+        self.ancestors: List[cst.CSTNode] = []
+        self.findings: List[Finding] = []
+        self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self.positions = None
+        self.line_offset = 0
+
+    # -- queries for rules ------------------------------------------------------------------
+    def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
+        """Canonical name of ``node`` (``tensorflow.Variable``, ``builtins.print``) or None."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        return self.names.resolve(dotted, self.local_names)
+
+    def module_alias(self, qualified: str) -> Optional[str]:
+        """How this module spells an imported module, e.g. ``tf`` for ``tensorflow``."""
+        return self.names.local_alias(qualified)
+
+    @property
+    def traced(self) -> bool:
+        return self.reason is not None
+
+    # -- reporting ----------------------------------------------------------------------------
+    def report(self, rule: Rule, node: cst.CSTNode, message: str,
+               replacement: Optional[cst.CSTNode]) -> None:
+        position = self.positions[node]
+        reason = self.reason.render() if self.reason and rule.scope is Scope.TRACED else None
+        if replacement is not None:
+            self.replacements[node] = replacement
+        self.findings.append(Finding(
+            path=self.path,
+            line=position.start.line + self.line_offset,
+            column=position.start.column + 1,
+            end_line=position.end.line + self.line_offset,
+            end_column=position.end.column + 1,
+            code=rule.code, name=rule.name, message=message, reason=reason,
+            fixable=replacement is not None,
+        ))
+
+
+class _Walker(cst.CSTVisitor):
+    """Walks one LibCST tree, tracking graph context and dispatching nodes to rules."""
+
+    def __init__(self, context: FileContext, rules: Sequence[Rule]):
+        super().__init__()
+        self.context = context
+        self._always: Dict[str, List] = {}
+        self._traced: Dict[str, List] = {}
+        for rule in rules:
+            table = self._traced if rule.scope is Scope.TRACED else self._always
+            for attribute in dir(rule):
+                if attribute.startswith(("visit_", "leave_")):
+                    table.setdefault(attribute, []).append(getattr(rule, attribute))
+
+    def _dispatch(self, prefix: str, node: cst.CSTNode) -> None:
+        name = prefix + type(node).__name__
+        for method in self._always.get(name, ()):
+            method(node)
+        if self.context.reason is not None:
+            for method in self._traced.get(name, ()):
+                method(node)
+
+    def _visit_in(self, node: cst.CSTNode, key) -> None:
+        """Visit ``node`` as the body of the function ``key`` (traced or not)."""
+        context = self.context
+        saved = context.reason, context.local_names
+        traced = context.graph.get(key)
+        context.reason = traced.reason if traced else None
+        context.local_names = traced.local_names if traced else frozenset()
+        node.visit(self)
+        context.reason, context.local_names = saved
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.context.positions[node].start.line + self.context.line_offset
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.context.ancestors.append(node)
+        self._dispatch("visit_", node)
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                decorator.visit(self)
+            node.params.visit(self)
+            if node.returns is not None:
+                node.returns.visit(self)
+            self._visit_in(node.body, def_key(self._line(node.name), node.name.value))
+            return False
+        if isinstance(node, cst.Lambda):
+            node.params.visit(self)
+            start = self.context.positions[node].start
+            self._visit_in(node.body, lambda_key(start.line + self.context.line_offset,
+                                                 start.column))
+            return False
+        if isinstance(node, cst.With) and any(
+                isinstance(item.item, cst.Call)
+                and self.context.qualified_name(item.item.func) == INIT_SCOPE
+                for item in node.items):
+            for item in node.items:
+                item.visit(self)
+            saved = self.context.reason
+            self.context.reason = None  # the documented escape hatch from graph context
+            node.body.visit(self)
+            self.context.reason = saved
+            return False
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._dispatch("leave_", original_node)
+        self.context.ancestors.pop()
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[cst.CSTNode, cst.CSTNode]):
+        super().__init__()
+        self._replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self._replacements.get(original_node, updated_node)
+
+
+def _decode(source: bytes) -> Tuple[str, str]:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    return source.decode(encoding), encoding
+
+
+def _file_finding(path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    rule = SyntaxErrorRule
+    return Finding(path=path, line=line, column=column, end_line=line, end_column=column,
+                   code=rule.code, name=rule.name, message=message)
+
+
+def _enabled_rules(enabled: FrozenSet[str]) -> List[type]:
+    return [rule for rule in all_rules() if rule.code in enabled and rule is not SyntaxErrorRule]
+
+
+def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = False) -> FileResult:
+    """Lint one file's bytes. Never raises for any input."""
+    enabled = settings.enabled_for(path)
+    try:
+        text, encoding = _decode(source)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+        findings = [_file_finding(path, f"cannot decode file: {error}")]
+        return FileResult(path, [f for f in findings if f.code in enabled])
+    result = lint_text(path, text, settings, enabled=enabled, fix=fix, apply_noqa=True)
+    if result.fixed_source is not None:
+        result.fixed_source = result.fixed_source.encode(encoding)
+    return result
+
+
+def lint_text(path: str, text: str, settings: Settings, *, enabled: Optional[FrozenSet[str]] = None,
+              fix: bool = False, apply_noqa: bool = True,
+              tree: Optional[ast.Module] = None) -> FileResult:
+    """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has."""
+    enabled = settings.enabled_for(path) if enabled is None else enabled
+    lines = split_lines(text)
+    report_file_problems = SyntaxErrorRule.code in enabled
+    try:
+        if tree is None:
+            tree = ast.parse(text, filename=path)
+        findings, new_text = _analyse(path, text, lines, tree, settings, enabled, fix)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = error.offset or 1
+        findings, new_text = [_file_finding(path, f"syntax error: {error.msg}", line, column)], None
+    except ValueError as error:  # e.g. null bytes in the source
+        findings, new_text = [_file_finding(path, f"cannot parse file: {error}")], None
+    except (RecursionError, MemoryError):
+        findings, new_text = [_file_finding(path, "file is too deeply nested to analyse")], None
+    except cst.ParserSyntaxError as error:
+        findings, new_text = [_file_finding(
+            path, f"LibCST cannot parse this file: {error.message}")], None
+    except Exception as error:  # noqa: BLE001 - one bad file must not stop a run
+        findings, new_text = [_file_finding(
+            path, f"internal error while analysing ({type(error).__name__}: {error}); "
+                  "please report it")], None
+    if not report_file_problems:
+        findings = [f for f in findings if f.code != SyntaxErrorRule.code]
+    if apply_noqa:
+        findings = noqa.filter_findings(findings, text, lines)
+    result = FileResult(path, sorted(findings))
+    if new_text is not None and new_text != text:
+        result = _checked_fix(result, new_text)
+    return result
+
+
+def _checked_fix(result: FileResult, new_text: str) -> FileResult:
+    """Keep a fix only if the fixed file still parses; otherwise leave the file as it is."""
+    try:
+        ast.parse(new_text)
+        cst.parse_module(new_text)
+    except Exception as error:  # noqa: BLE001
+        result.fix_error = f"fix skipped: the fixed file would not parse ({error})"
+        return result
+    fixed = [f for f in result.findings if f.fixable]
+    result.findings = [f for f in result.findings if not f.fixable]
+    result.fixed_source = new_text
+    result.fixes_applied = len(fixed)
+    return result
+
+
+def _analyse(path: str, text: str, lines: List[str], tree: ast.Module, settings: Settings,
+             enabled: FrozenSet[str], fix: bool) -> Tuple[List[Finding], Optional[str]]:
+    rule_classes = _enabled_rules(enabled)
+    names = NameTable.from_ast(tree)
+    graph = GraphContext(tree, names, settings.extra_traced_decorators)
+    module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
+                    and any(trigger in text for trigger in r.triggers)]
+    traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if graph else []
+    if not module_rules and not traced_rules:
+        return [], None
+
+    context = FileContext(path, names, graph)
+    rules = [rule(context) for rule in module_rules + traced_rules]
+    if module_rules:
+        module = cst.parse_module(text)
+        _walk(context, rules, module, line_offset=0)
+        new_text = (module.visit(_Replacer(context.replacements)).code
+                    if fix and context.replacements else None)
+        return context.findings, new_text
+
+    new_lines = list(lines) if fix else None
+    for first, last in reversed(graph.regions()):
+        region = "".join(lines[first - 1:last])
+        prefix = "if 1:\n" if region[:1] in (" ", "\t", "\f") else ""
+        module = cst.parse_module(prefix + region)
+        context.replacements = {}
+        _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"))
+        if fix and context.replacements:
+            fixed = module.visit(_Replacer(context.replacements)).code[len(prefix):]
+            new_lines[first - 1:last] = [fixed]
+    return context.findings, "".join(new_lines) if fix else None
+
+
+def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_offset: int) -> None:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    context.positions = wrapper.resolve(PositionProvider)
+    context.line_offset = line_offset
+    module.visit(_Walker(context, rules))
+
+
+def lint_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
+    """Read and lint one file; unreadable files yield a TFF000 finding."""
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        finding = _file_finding(path, f"cannot read file: {error.strerror or error}")
+        enabled = settings.enabled_for(path)
+        return FileResult(path, [finding] if finding.code in enabled else [])
+    return lint_source(path, source, settings, fix=fix)

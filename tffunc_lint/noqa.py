@@ -1,0 +1,64 @@
+"""``# noqa`` suppression with flake8's exact semantics.
+
+A ``# noqa`` comment anywhere in a logical line (a multi-line statement) covers every
+physical line of it; ``# noqa: TFF101,TFF3`` suppresses matching codes and code prefixes;
+a line that is just ``# flake8: noqa`` switches the whole file off. The CLI applies this;
+under flake8, flake8 itself does, so both doors agree.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import Dict, List, Sequence
+
+NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
+NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.I)
+_CODE_SEPARATOR = re.compile(r"[,\s]")
+
+
+def file_is_ignored(lines: Sequence[str]) -> bool:
+    return any(NOQA_FILE.match(line) for line in lines)
+
+
+def _logical_line_text(text: str, lines: Sequence[str]) -> Dict[int, str]:
+    """Map each physical line number to the text of its whole logical line."""
+    mapping: Dict[int, str] = {}
+    first, last = len(lines) + 2, -1
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                continue
+            first, last = min(first, token.start[0]), max(last, token.end[0])
+            if token.type in (tokenize.NL, tokenize.NEWLINE):
+                joined = "".join(lines[first - 1:last])
+                mapping.update(dict.fromkeys(range(first, last + 1), joined))
+                first, last = len(lines) + 2, -1
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    return mapping
+
+
+def is_suppressed(code: str, noqa_text: str) -> bool:
+    match = NOQA_INLINE.search(noqa_text)
+    if match is None:
+        return False
+    codes_text = match.group("codes")
+    if codes_text is None:
+        return True
+    codes = tuple(c for c in _CODE_SEPARATOR.split(codes_text) if c)
+    return code in codes or code.startswith(codes)
+
+
+def filter_findings(findings: List, text: str, lines: Sequence[str]) -> List:
+    """Drop the findings a ``# noqa`` comment suppresses."""
+    if not findings or "noqa" not in text.lower():
+        return findings
+    if file_is_ignored(lines):
+        return []
+    mapping = _logical_line_text(text, lines)
+    return [
+        f for f in findings
+        if not is_suppressed(f.code, mapping.get(f.line, lines[f.line - 1] if f.line <= len(lines) else ""))
+    ]

@@ -1,0 +1,145 @@
+"""The rule convention: one class per rule, carrying its code, name, message and docs.
+
+A rule is a LibCST visitor over the code it cares about. ``Scope.TRACED`` rules see only
+nodes that run in graph context (the engine decides which, see ``graph_context``);
+``Scope.MODULE`` rules see the whole module and declare ``triggers`` (substrings) so the
+engine parses a file for them only when it could matter.
+
+The class docstring is the rule's documentation: a one-line summary, then the sections
+``What it does``, ``Why is this bad?``, ``Example``, ``Use instead``, ``Known problems``
+and ``References`` as Markdown ``##`` headings. The code blocks under ``Example`` and
+``Use instead`` are tests: the first must be flagged, the second must stay silent.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import pkgutil
+import re
+import textwrap
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import FileContext
+
+DOC_SECTIONS = (
+    "What it does",
+    "Why is this bad?",
+    "Example",
+    "Use instead",
+    "Known problems",
+    "References",
+)
+
+
+class Scope(enum.Enum):
+    TRACED = "traced"
+    MODULE = "module"
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and ``visit_*`` methods."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    scope: ClassVar[Scope] = Scope.TRACED
+    triggers: ClassVar[Tuple[str, ...]] = ()
+    fixable: ClassVar[bool] = False
+
+    def __init__(self, context: "FileContext"):
+        self.context = context
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, *,
+               replacement: Optional[cst.CSTNode] = None) -> None:
+        """Report ``node``; ``replacement`` is a safe fix that swaps ``node`` for it."""
+        self.context.report(self, node, message or self.message, replacement)
+
+    # -- documentation --------------------------------------------------------------------
+    @classmethod
+    def docs(cls) -> "RuleDocs":
+        return RuleDocs.parse(cls)
+
+
+class RuleDocs:
+    """The parsed docstring of a rule."""
+
+    def __init__(self, summary: str, sections: Dict[str, str]):
+        self.summary = summary
+        self.sections = sections
+
+    @classmethod
+    def parse(cls, rule: type) -> "RuleDocs":
+        text = textwrap.dedent(rule.__doc__ or "").strip()
+        head, *parts = re.split(r"^## ", text, flags=re.MULTILINE)
+        sections = {}
+        for part in parts:
+            title, _, body = part.partition("\n")
+            sections[title.strip()] = body.strip()
+        summary = " ".join(head.split())
+        return cls(summary, sections)
+
+    def code_block(self, section: str) -> Optional[str]:
+        match = re.search(r"```python\n(.*?)```", self.sections.get(section, ""), re.DOTALL)
+        return match.group(1) if match else None
+
+
+class SyntaxErrorRule(Rule):
+    """A file that cannot be read or parsed is reported instead of crashing the run.
+
+    ## What it does
+    Reports files that are not valid Python, cannot be decoded, or could not be analysed.
+
+    ## Why is this bad?
+    A file that does not parse cannot be checked for any other rule, and would fail at
+    import time anyway.
+
+    ## Example
+    ```python
+    def broken(:
+        pass
+    ```
+
+    ## Use instead
+    ```python
+    def fixed():
+        pass
+    ```
+
+    ## Known problems
+    Files are decoded as PEP 263 describes (UTF-8 unless a coding cookie says otherwise).
+
+    ## References
+    - [Python reference: encoding declarations](https://docs.python.org/3/reference/lexical_analysis.html#encoding-declarations)
+    """
+
+    code = "TFF000"
+    name = "file-not-analysed"
+    message = "file could not be analysed"
+    scope = Scope.MODULE
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> Tuple[type, ...]:
+    """Every rule class: TFF000 plus those found by walking ``tffunc_lint.rules``."""
+    from . import rules as package
+
+    found: List[type] = [SyntaxErrorRule]
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, Rule) and obj.__module__ == module.__name__ and hasattr(obj, "code"):
+                found.append(obj)
+    return tuple(sorted(found, key=lambda r: r.code))
+
+
+def rule_by_code_or_name(key: str) -> Optional[type]:
+    for rule in all_rules():
+        if key.upper() == rule.code or key.lower() == rule.name:
+            return rule
+    return None

@@ -1,0 +1,1 @@
+"""One module per rule; the engine finds them by walking this package."""

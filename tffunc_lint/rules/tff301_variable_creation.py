@@ -1,0 +1,102 @@
+"""TFF301 variable-created-in-tf-function."""
+
+from typing import Optional
+
+import libcst as cst
+
+from ..rule import Rule
+
+_KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
+
+
+def _is_singleton_guard(test: cst.BaseExpression) -> bool:
+    """``x is None``, ``not hasattr(...)``, or a boolean combination holding one."""
+    if isinstance(test, cst.BooleanOperation):
+        return _is_singleton_guard(test.left) or _is_singleton_guard(test.right)
+    if isinstance(test, cst.Comparison):
+        return any(
+            isinstance(target.operator, cst.Is)
+            and isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+            for target in test.comparisons)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name)
+                and inner.func.value == "hasattr")
+    return False
+
+
+class VariableCreatedInTfFunction(Rule):
+    """`tf.Variable` (or a Keras layer or optimizer) created on every call of a traced function.
+
+    ## What it does
+    Flags `tf.Variable(...)`, and the construction of Keras layers and optimizers (which
+    create variables), in code that TensorFlow traces, unless the creation is guarded so
+    that it happens only once.
+
+    ## Why is this bad?
+    A `tf.function` may create variables only on its first trace: TensorFlow raises
+    `ValueError: tf.function only supports singleton tf.Variables created on the first call`
+    as soon as the function is traced again or called after a trace that created one.
+    Variables belong to the state of a model, not to a computation step: create them once,
+    outside the traced function, and only update them inside.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    @tf.function
+    def accumulate(x):
+        total = tf.Variable(0.0)
+        total.assign_add(x)
+        return total
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    total = tf.Variable(0.0)
+
+    @tf.function
+    def accumulate(x):
+        total.assign_add(x)
+        return total
+    ```
+
+    ## Known problems
+    Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
+    pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
+    Other guards (a flag such as `self.built`) are not recognised and are reported.
+
+    ## References
+    - [Better performance with tf.function: Creating tf.Variables](https://www.tensorflow.org/guide/function#creating_tfvariables)
+    - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
+    """
+
+    code = "TFF301"
+    name = "variable-created-in-tf-function"
+    message = ("tf.Variable() created inside a traced function raises on retrace; "
+               "create it once outside (e.g. in __init__) or guard it with `if self.v is None:`")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified is None or self._guarded():
+            return
+        if qualified == "tensorflow.Variable":
+            self.report(node)
+        elif qualified.startswith(_KERAS_FACTORIES) and qualified.rpartition(".")[2][:1].isupper():
+            kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
+            self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() created inside a "
+                              "traced function creates variables on each trace and raises; "
+                              "create it once outside (e.g. in __init__)")
+
+    def _guarded(self) -> bool:
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 1, 0, -1):
+            node: Optional[cst.CSTNode] = ancestors[index - 1]
+            if isinstance(node, cst.FunctionDef):
+                return node.name.value == "build"
+            if (isinstance(node, cst.If) and ancestors[index] is node.body
+                    and _is_singleton_guard(node.test)):
+                return True
+        return False

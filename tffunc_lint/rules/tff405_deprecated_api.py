@@ -1,0 +1,87 @@
+"""TFF405 deprecated-tf-function-api."""
+
+import libcst as cst
+
+from ..rule import Rule, Scope
+
+_RENAMED_ARGUMENTS = {
+    "experimental_relax_shapes": "reduce_retracing",
+    "experimental_compile": "jit_compile",
+}
+_RENAMED_FUNCTIONS = {
+    "tensorflow.config.experimental_run_functions_eagerly": "run_functions_eagerly",
+}
+
+
+class DeprecatedTfFunctionApi(Rule):
+    """Deprecated `tf.function` arguments and eager-mode switch, with their replacements.
+
+    ## What it does
+    Flags `experimental_relax_shapes=` (now `reduce_retracing=`) and `experimental_compile=`
+    (now `jit_compile=`) passed to `tf.function`, and calls to
+    `tf.config.experimental_run_functions_eagerly` (now `tf.config.run_functions_eagerly`).
+    `tffunc-lint --fix` renames them.
+
+    ## Why is this bad?
+    These spellings are deprecated: TensorFlow warns about them and newer releases drop
+    them, at which point the code fails with a `TypeError` or `AttributeError`. The
+    replacements behave the same.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    @tf.function(experimental_relax_shapes=True)
+    def scale(x):
+        return x * 2
+
+    tf.config.experimental_run_functions_eagerly(False)
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    @tf.function(reduce_retracing=True)
+    def scale(x):
+        return x * 2
+
+    tf.config.run_functions_eagerly(False)
+    ```
+
+    ## Known problems
+    Only calls that resolve to TensorFlow through the module's imports are recognised; a
+    keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
+    already present.
+
+    ## References
+    - [`tf.function`](https://www.tensorflow.org/api_docs/python/tf/function)
+    - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
+    """
+
+    code = "TFF405"
+    name = "deprecated-tf-function-api"
+    message = "deprecated tf.function API"
+    scope = Scope.MODULE
+    triggers = tuple(_RENAMED_ARGUMENTS) + ("experimental_run_functions_eagerly",)
+    fixable = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified == "tensorflow.function":
+            present = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            for arg in node.args:
+                new = _RENAMED_ARGUMENTS.get(arg.keyword.value) if arg.keyword else None
+                if new is None:
+                    continue
+                replacement = (arg.with_changes(keyword=cst.Name(new))
+                               if new not in present else None)
+                self.report(arg, f"`{arg.keyword.value}=` is deprecated; use `{new}=`",
+                            replacement=replacement)
+        elif qualified in _RENAMED_FUNCTIONS:
+            new = _RENAMED_FUNCTIONS[qualified]
+            replacement = (node.func.with_changes(attr=cst.Name(new))
+                           if isinstance(node.func, cst.Attribute) else None)
+            self.report(node.func, f"`tf.config.experimental_run_functions_eagerly` is "
+                                   f"deprecated; use `tf.config.{new}`",
+                        replacement=replacement)
