@@ -20,7 +20,7 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -30,6 +30,7 @@ from . import noqa
 from .config import Settings
 from .finding import Finding, TraceReason
 from .graph_context import GraphContext, def_key, lambda_key
+from .index import ModuleIndex
 from .names import NameTable, dotted_name
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 
@@ -264,8 +265,9 @@ def _checked_fix(result: FileResult, new_text: str) -> FileResult:
 def _analyse(path: str, text: str, lines: List[str], tree: ast.Module, settings: Settings,
              enabled: FrozenSet[str], fix: bool) -> Tuple[List[Finding], Optional[str]]:
     rule_classes = _enabled_rules(enabled)
-    names = NameTable.from_ast(tree)
-    graph = GraphContext(tree, names, settings.extra_traced_decorators)
+    index = ModuleIndex.build(tree)
+    names = NameTable.from_index(index)
+    graph = GraphContext(index, names, settings.extra_traced_decorators)
     module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
                     and any(trigger in text for trigger in r.triggers)]
     traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if graph else []
@@ -294,7 +296,8 @@ def _analyse(path: str, text: str, lines: List[str], tree: ast.Module, settings:
     return context.findings, "".join(new_lines) if fix else None
 
 
-def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_offset: int) -> None:
+def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module,
+          line_offset: int) -> None:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     context.positions = wrapper.resolve(PositionProvider)
     context.line_offset = line_offset

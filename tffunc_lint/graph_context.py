@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from .finding import TraceReason
+from .index import ModuleIndex
 from .names import NameTable, ast_dotted_name, function_local_names
 
 FunctionKey = Tuple
 TF_FUNCTION = "tensorflow.function"
-
-_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def def_key(line: int, name: str) -> FunctionKey:
@@ -46,13 +45,13 @@ class TracedFunction:
 class GraphContext:
     """The traced functions of one module and the reason each is traced."""
 
-    def __init__(self, tree: ast.Module, names: NameTable,
+    def __init__(self, index: ModuleIndex, names: NameTable,
                  extra_traced_decorators: Iterable[str] = ()):
         self.names = names
         self._extra = frozenset(extra_traced_decorators)
         self.functions: Dict[FunctionKey, TracedFunction] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, _FUNCTION_NODES):
+        for node in index.functions:
+            if node.decorator_list:
                 decorator = self._tracing_decorator(node)
                 if decorator is not None:
                     how, line = decorator

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, FrozenSet, Iterable, Optional
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional
 
 import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .index import ModuleIndex
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -87,30 +90,13 @@ class NameTable:
         self._bindings = bindings
 
     @classmethod
-    def from_ast(cls, tree: ast.Module) -> "NameTable":
+    def from_index(cls, index: "ModuleIndex") -> "NameTable":
         bindings: Dict[str, str] = {}
-
-        def bind(name: str, target: str) -> None:
+        for name, path, level in index.imports:
+            target = _AMBIGUOUS if level else canonical(path)
             previous = bindings.get(name)
             bindings[name] = target if previous in (None, target) else _AMBIGUOUS
-
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        bind(alias.asname, canonical(alias.name))
-                    else:
-                        top = alias.name.partition(".")[0]
-                        bind(top, top)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level or not node.module:
-                    for alias in node.names:
-                        bind(alias.asname or alias.name, _AMBIGUOUS)
-                    continue
-                for alias in node.names:
-                    if alias.name != "*":
-                        bind(alias.asname or alias.name, canonical(f"{node.module}.{alias.name}"))
-        for name in module_level_bindings(tree):
+        for name in index.module_bindings:
             bindings[name] = _AMBIGUOUS
         return cls(bindings)
 
@@ -129,45 +115,11 @@ class NameTable:
         return canonical(f"{target}.{rest}" if rest else target)
 
     def local_alias(self, qualified: str) -> Optional[str]:
-        """A name under which this module can write ``qualified`` (e.g. ``tf`` for ``tensorflow``)."""
+        """A name this module can write ``qualified`` as (``tf`` for ``tensorflow``)."""
         for name, target in sorted(self._bindings.items()):
             if target == qualified:
                 return name
         return None
-
-
-def _target_names(target: ast.expr) -> Iterable[str]:
-    for node in ast.walk(target):
-        if isinstance(node, ast.Name):
-            yield node.id
-
-
-def _bound_names(statements: Iterable[ast.stmt]) -> Iterable[str]:
-    """Names bound by statements other than imports, looking into blocks, not scopes."""
-    for node in statements:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-            continue
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                yield from _target_names(target)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-            yield from _target_names(node.target)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    yield from _target_names(item.optional_vars)
-        for block in ("body", "orelse", "finalbody"):
-            yield from _bound_names(getattr(node, block, None) or ())
-        for handler in getattr(node, "handlers", None) or ():
-            if handler.name:
-                yield handler.name
-            yield from _bound_names(handler.body)
-
-
-def module_level_bindings(tree: ast.Module) -> FrozenSet[str]:
-    """Names the module binds at top level by anything but an import."""
-    return frozenset(_bound_names(tree.body))
 
 
 def function_local_names(func: ast.AST) -> FrozenSet[str]:

@@ -58,7 +58,8 @@ def filter_findings(findings: List, text: str, lines: Sequence[str]) -> List:
     if file_is_ignored(lines):
         return []
     mapping = _logical_line_text(text, lines)
-    return [
-        f for f in findings
-        if not is_suppressed(f.code, mapping.get(f.line, lines[f.line - 1] if f.line <= len(lines) else ""))
-    ]
+
+    def noqa_text(line: int) -> str:
+        return mapping.get(line, lines[line - 1] if line <= len(lines) else "")
+
+    return [f for f in findings if not is_suppressed(f.code, noqa_text(f.line))]

@@ -18,7 +18,6 @@ import importlib
 import inspect
 import pkgutil
 import re
-import textwrap
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple
 
@@ -75,7 +74,7 @@ class RuleDocs:
 
     @classmethod
     def parse(cls, rule: type) -> "RuleDocs":
-        text = textwrap.dedent(rule.__doc__ or "").strip()
+        text = inspect.cleandoc(rule.__doc__ or "")
         head, *parts = re.split(r"^## ", text, flags=re.MULTILINE)
         sections = {}
         for part in parts:

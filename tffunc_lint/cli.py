@@ -1,0 +1,199 @@
+"""The ``tffunc-lint`` command line.
+
+Exit codes: 0 no findings, 1 findings, 2 usage error, bad configuration or internal error
+(a one-line message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from . import __version__
+from .config import ConfigError, Settings, find_pyproject, load_settings, split_list, with_overrides
+from .docs import render_rule
+from .engine import FileResult, lint_file
+from .files import PathError, collect
+from .output import FORMATS, write_findings, write_statistics
+from .rule import all_rules, rule_by_code_or_name
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: Below this many files, worker processes cost more than they save.
+_PARALLEL_THRESHOLD = 16
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every other usage error
+        raise UsageError(message)
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tffunc-lint",
+        description="Find tf.function pitfalls. Subcommands: `tffunc-lint rules` lists the "
+                    "rules, `tffunc-lint explain CODE` prints a rule's documentation.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files or directories to lint (default: .)")
+    selection = parser.add_argument_group("rule selection (codes, prefixes or rule names, "
+                                          "comma-separated)")
+    for flag in ("select", "ignore", "extend-select", "extend-ignore"):
+        selection.add_argument(f"--{flag}", action="append", metavar="RULES")
+    parser.add_argument("--exclude", action="append", metavar="GLOBS",
+                        help="extra glob patterns of files or directories to skip")
+    parser.add_argument("--extra-traced-decorators", action="append", metavar="NAMES",
+                        help="project decorators that wrap tf.function")
+    parser.add_argument("--config", metavar="PYPROJECT",
+                        help="read [tool.tffunc-lint] from this file instead of searching")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print the number of findings per rule instead of each finding")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when there are findings")
+    parser.add_argument("--fix", action="store_true", help="apply the available safe fixes")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="worker processes (default: number of CPUs)")
+    parser.add_argument("--version", action="version", version=f"tffunc-lint {__version__}")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.isolated:
+        settings = Settings(root=os.getcwd())
+    elif args.config:
+        path = Path(args.config)
+        if not path.is_file():
+            raise ConfigError(f"{args.config}: no such configuration file")
+        settings = load_settings(path)
+    else:
+        anchor = os.path.commonpath([os.path.abspath(p) for p in args.paths])
+        settings = load_settings(find_pyproject(Path(anchor)))
+    settings = with_overrides(
+        settings,
+        select=split_list(args.select), ignore=split_list(args.ignore),
+        extend_select=split_list(args.extend_select),
+        extend_ignore=split_list(args.extend_ignore),
+        exclude=split_list(args.exclude),
+        extra_traced_decorators=split_list(args.extra_traced_decorators))
+    return settings.resolved()
+
+
+def _lint_one(job) -> FileResult:
+    path, settings, fix = job
+    return lint_file(path, settings, fix=fix)
+
+
+def _lint_all(files: List[str], settings: Settings, fix: bool, jobs: int) -> List[FileResult]:
+    work = [(path, settings, fix) for path in files]
+    if jobs <= 1 or len(files) < _PARALLEL_THRESHOLD:
+        return [_lint_one(job) for job in work]
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    chunk = max(1, len(work) // (jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        return list(pool.map(_lint_one, work, chunksize=chunk))
+
+
+def _write_fixed(path: str, content: bytes) -> None:
+    """Replace the file atomically, keeping its permissions."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tffunc-lint-")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def run_check(argv: Sequence[str]) -> int:
+    args = _check_parser().parse_args(argv)
+    args.paths = args.paths or ["."]
+    settings = _settings(args)
+    files = collect(args.paths, settings)
+    results = _lint_all(files, settings, args.fix, max(1, args.jobs))
+    findings = sorted(f for result in results for f in result.findings)
+    fixed = 0
+    for result in results:
+        if result.fix_error:
+            print(f"{result.path}: {result.fix_error}", file=sys.stderr)
+        if result.fixed_source is not None:
+            _write_fixed(result.path, result.fixed_source)
+            fixed += result.fixes_applied
+    if args.statistics:
+        write_statistics(findings, sys.stdout)
+    else:
+        write_findings(findings, args.output_format, sys.stdout)
+    if args.fix and args.output_format == "text":
+        print(f"Fixed {fixed} finding(s); {len(findings)} remaining.", file=sys.stderr)
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def run_rules(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="tffunc-lint rules", description="List every rule.")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    rows = [{"code": r.code, "name": r.name, "summary": r.docs().summary,
+             "fixable": r.fixable} for r in all_rules()]
+    if args.output_format == "json":
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+    else:
+        width = max(len(row["name"]) for row in rows)
+        for row in rows:
+            print(f"{row['code']}  {row['name']:<{width}}  {row['summary']}")
+    return EXIT_CLEAN
+
+
+def run_explain(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="tffunc-lint explain", description="Print a rule's documentation.")
+    parser.add_argument("rule", metavar="CODE_OR_NAME")
+    args = parser.parse_args(argv)
+    rule = rule_by_code_or_name(args.rule)
+    if rule is None:
+        raise UsageError(f"unknown rule {args.rule!r}; `tffunc-lint rules` lists them")
+    print(render_rule(rule))
+    return EXIT_CLEAN
+
+
+_SUBCOMMANDS = {"rules": run_rules, "explain": run_explain}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in _SUBCOMMANDS:
+            return _SUBCOMMANDS[argv[0]](argv[1:])
+        return run_check(argv)
+    except UsageError as error:
+        print(f"tffunc-lint: error: {error}", file=sys.stderr)
+    except (ConfigError, PathError) as error:
+        print(f"tffunc-lint: error: {error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("tffunc-lint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()
+    except Exception as error:  # noqa: BLE001 - never show users a traceback
+        print(f"tffunc-lint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

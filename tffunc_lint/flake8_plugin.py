@@ -1,0 +1,46 @@
+"""Thin flake8 adapter: ``flake8 --select TFF`` runs the same engine as the CLI.
+
+flake8 does the ``# noqa`` handling and code selection itself; the plugin reports every
+enabled finding. ``extra-traced-decorators`` and ``per-file-ignores`` come from the same
+``[tool.tffunc-lint]`` table the CLI reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, List, Tuple
+
+from . import __version__
+from .config import ConfigError, Settings, find_pyproject, load_settings
+from .engine import lint_text
+
+
+@lru_cache(maxsize=64)
+def _settings_for(directory: str) -> Settings:
+    try:
+        return load_settings(find_pyproject(Path(directory))).resolved()
+    except ConfigError:
+        return Settings(root=directory).resolved()
+
+
+class Flake8Plugin:
+    """flake8 ``tree`` plugin, registered under the ``TFF`` prefix."""
+
+    name = "tffunc-lint"
+    version = __version__
+
+    def __init__(self, tree: ast.Module, filename: str, lines: List[str]):
+        self._tree = tree
+        self._filename = filename
+        self._lines = lines
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        directory = os.path.dirname(os.path.abspath(self._filename))
+        settings = _settings_for(directory)
+        result = lint_text(self._filename, "".join(self._lines), settings,
+                           apply_noqa=False, tree=self._tree)
+        for finding in result.findings:
+            yield finding.line, finding.column - 1, f"{finding.code} {finding.text}", type(self)
