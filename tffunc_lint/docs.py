@@ -16,7 +16,7 @@ from .rule import DOC_SECTIONS, all_rules
 def render_rule(rule: type) -> str:
     docs = rule.docs()
     parts = [f"# {rule.code} `{rule.name}`", "", docs.summary, "",
-             f"Message: `{rule.code} {rule.message}`", ""]
+             f"Message: ``{rule.code} {rule.message}``", ""]
     if rule.fixable:
         parts += ["Fix: available with `tffunc-lint --fix`.", ""]
     for section in DOC_SECTIONS:

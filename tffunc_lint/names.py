@@ -45,12 +45,10 @@ def canonical(qualified: str) -> str:
     """Map an import path to the canonical public name TensorFlow documents."""
     qualified = _EXACT_ALIASES.get(qualified, qualified)
     for prefix, replacement in _PREFIX_ALIASES:
-        if qualified.startswith(prefix) or qualified + "." == prefix:
+        if qualified + "." == prefix:
+            qualified = replacement[:-1]
+        elif qualified.startswith(prefix):
             qualified = replacement + qualified[len(prefix):]
-    if qualified in ("tensorflow.compat.v1", "tensorflow.compat.v2"):
-        return "tensorflow"
-    if qualified == "tensorflow.keras":
-        return "keras"
     return _EXACT_ALIASES.get(qualified, qualified)
 
 

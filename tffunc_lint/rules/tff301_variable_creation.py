@@ -34,11 +34,12 @@ class VariableCreatedInTfFunction(Rule):
     that it happens only once.
 
     ## Why is this bad?
-    A `tf.function` may create variables only on its first trace: TensorFlow raises
-    `ValueError: tf.function only supports singleton tf.Variables created on the first call`
-    as soon as the function is traced again or called after a trace that created one.
-    Variables belong to the state of a model, not to a computation step: create them once,
-    outside the traced function, and only update them inside.
+    A `tf.function` may create variables only once, on its first call. When it sees a
+    variable being created, it traces the function again to check that no new variable
+    appears, and an unconditional `tf.Variable(...)` creates one on every trace: the call
+    fails with `ValueError: tf.function only supports singleton tf.Variables created on the
+    first call`. Variables belong to the state of a model, not to a computation step: create
+    them once, outside the traced function, and only update them inside.
 
     ## Example
     ```python
@@ -75,8 +76,9 @@ class VariableCreatedInTfFunction(Rule):
 
     code = "TFF301"
     name = "variable-created-in-tf-function"
-    message = ("tf.Variable() created inside a traced function raises on retrace; "
-               "create it once outside (e.g. in __init__) or guard it with `if self.v is None:`")
+    message = ("tf.Variable() inside a traced function raises ValueError (tf.function only "
+               "supports singleton variables); create it once outside, e.g. in __init__, or "
+               "guard it with `if self.v is None:`")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
@@ -86,9 +88,9 @@ class VariableCreatedInTfFunction(Rule):
             self.report(node)
         elif qualified.startswith(_KERAS_FACTORIES) and qualified.rpartition(".")[2][:1].isupper():
             kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
-            self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() created inside a "
-                              "traced function creates variables on each trace and raises; "
-                              "create it once outside (e.g. in __init__)")
+            self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
+                              "function creates new variables on every trace and raises "
+                              "ValueError; create it once outside, e.g. in __init__")
 
     def _guarded(self) -> bool:
         ancestors = self.context.ancestors

@@ -1,0 +1,27 @@
+"""Annotated fixtures: each file's findings equal its ``# expect:`` annotations exactly."""
+
+import pytest
+
+from tffunc_lint.config import Settings
+from tffunc_lint.engine import lint_file
+
+from .conftest import PACKAGE_FIXTURES, ROOT, expected_findings, fixture_files
+
+SETTINGS = Settings().resolved()
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_findings_match_annotations(path):
+    findings = lint_file(str(path), SETTINGS).findings
+    assert {(f.line, f.code) for f in findings} == expected_findings(path)
+
+
+def test_every_rule_has_a_bad_and_a_good_fixture():
+    from tffunc_lint.rule import all_rules
+
+    for rule in all_rules():
+        if rule.code == "TFF000":
+            continue
+        bad, good = PACKAGE_FIXTURES / rule.code / "bad.py", PACKAGE_FIXTURES / rule.code / "good.py"
+        assert {code for _, code in expected_findings(bad)} == {rule.code}, rule.code
+        assert good.is_file() and not expected_findings(good), rule.code

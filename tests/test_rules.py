@@ -1,0 +1,58 @@
+"""Rule metadata and documentation: complete, consistent, and its examples are tests."""
+
+import re
+
+import pytest
+
+from tffunc_lint.docs import render_all
+from tffunc_lint.rule import DOC_SECTIONS, all_rules, rule_by_code_or_name
+
+from .conftest import ROOT, lint_snippet
+
+RULES = all_rules()
+
+
+def test_codes_and_names_are_unique_and_well_formed():
+    codes = [r.code for r in RULES]
+    names = [r.name for r in RULES]
+    assert len(set(codes)) == len(codes) and len(set(names)) == len(names)
+    for rule in RULES:
+        assert re.fullmatch(r"TFF\d{3}", rule.code)
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+        assert rule_by_code_or_name(rule.code.lower()) is rule
+        assert rule_by_code_or_name(rule.name) is rule
+
+
+def test_the_catalog_rules_of_the_foundation_are_registered():
+    assert {"TFF000", "TFF101", "TFF301", "TFF405"} <= {r.code for r in RULES}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_docs_have_every_section(rule):
+    docs = rule.docs()
+    assert docs.summary and "\n" not in docs.summary
+    assert list(docs.sections) == list(DOC_SECTIONS)
+    assert all(docs.sections[s].strip() for s in DOC_SECTIONS)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_example_is_flagged_and_use_instead_is_not(rule):
+    docs = rule.docs()
+    bad, good = docs.code_block("Example"), docs.code_block("Use instead")
+    assert bad and good
+    assert rule.code in {f.code for f in lint_snippet(bad)}
+    assert rule.code not in {f.code for f in lint_snippet(good)}
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.code != "TFF000"], ids=lambda r: r.code)
+def test_messages_say_what_to_write_instead(rule):
+    findings = [f for f in lint_snippet(rule.docs().code_block("Example")) if f.code == rule.code]
+    assert all(re.search(r"\b(use|create|guard)\b", f.message) for f in findings)
+
+
+def test_generated_rule_docs_are_up_to_date():
+    """Regenerate with ``python -m tffunc_lint.docs docs/rules``."""
+    directory = ROOT / "docs" / "rules"
+    expected = render_all()
+    actual = {p.name: p.read_text(encoding="utf-8") for p in directory.glob("*.md")}
+    assert actual == expected
