@@ -35,6 +35,7 @@ from .names import NameTable, dotted_name
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 
 INIT_SCOPE = "tensorflow.init_scope"
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.Decorator)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -89,6 +90,7 @@ class FileContext:
     def report(self, rule: Rule, node: cst.CSTNode, message: str,
                replacement: Optional[cst.CSTNode]) -> None:
         position = self.positions[node]
+        statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
         reason = self.reason.render() if self.reason and rule.scope is Scope.TRACED else None
         if replacement is not None:
             self.replacements[node] = replacement
@@ -100,6 +102,7 @@ class FileContext:
             end_column=position.end.column + 1,
             code=rule.code, name=rule.name, message=message, reason=reason,
             fixable=replacement is not None,
+            statement_line=self.positions[statement].start.line + self.line_offset,
         ))
 
 

@@ -43,6 +43,8 @@ class Finding:
     message: str = field(compare=False)
     reason: Optional[str] = field(default=None, compare=False)
     fixable: bool = field(default=False, compare=False)
+    statement_line: int = field(default=0, compare=False)
+    """First line of the statement holding the finding; a ``# noqa`` there applies too."""
 
     @property
     def text(self) -> str:

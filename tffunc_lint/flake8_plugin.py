@@ -1,7 +1,7 @@
 """Thin flake8 adapter: ``flake8 --select TFF`` runs the same engine as the CLI.
 
-flake8 does the ``# noqa`` handling and code selection itself; the plugin reports every
-enabled finding. ``extra-traced-decorators`` and ``per-file-ignores`` come from the same
+flake8 does the ``# noqa`` handling and code selection itself; the plugin only drops the
+findings silenced on the first line of their statement, which flake8 does not look at. ``extra-traced-decorators`` and ``per-file-ignores`` come from the same
 ``[tool.tffunc-lint]`` table the CLI reads.
 """
 
@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
-from . import __version__
+from . import __version__, noqa
 from .config import ConfigError, Settings, find_pyproject, load_settings
 from .engine import lint_text
 
@@ -40,7 +40,8 @@ class Flake8Plugin:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         directory = os.path.dirname(os.path.abspath(self._filename))
         settings = _settings_for(directory)
-        result = lint_text(self._filename, "".join(self._lines), settings,
-                           apply_noqa=False, tree=self._tree)
-        for finding in result.findings:
+        text = "".join(self._lines)
+        result = lint_text(self._filename, text, settings, apply_noqa=False, tree=self._tree)
+        findings = noqa.filter_findings(result.findings, text, self._lines, statement_only=True)
+        for finding in findings:
             yield finding.line, finding.column - 1, f"{finding.code} {finding.text}", type(self)

@@ -1,9 +1,12 @@
-"""``# noqa`` suppression with flake8's exact semantics.
+"""``# noqa`` suppression: flake8's semantics, plus the first line of the statement.
 
-A ``# noqa`` comment anywhere in a logical line (a multi-line statement) covers every
-physical line of it; ``# noqa: TFF101,TFF3`` suppresses matching codes and code prefixes;
-a line that is just ``# flake8: noqa`` switches the whole file off. The CLI applies this;
-under flake8, flake8 itself does, so both doors agree.
+flake8 reads a ``# noqa`` on the finding's line, where a "line" spans every physical line of
+one token (a multi-line string, a backslash continuation) but ends at each line break inside
+brackets; ``# noqa: TFF101,TFF3`` suppresses matching codes and code prefixes; a line that is
+just ``# flake8: noqa`` switches the whole file off. The CLI applies all of this itself; under
+flake8, flake8 does. Both doors also honour a ``# noqa`` on the first line of the statement
+that holds the finding (the flake8 plugin drops those findings before flake8 sees them), so a
+finding deep inside a multi-line call can be silenced where the statement starts.
 """
 
 from __future__ import annotations
@@ -51,15 +54,25 @@ def is_suppressed(code: str, noqa_text: str) -> bool:
     return code in codes or code.startswith(codes)
 
 
-def filter_findings(findings: List, text: str, lines: Sequence[str]) -> List:
-    """Drop the findings a ``# noqa`` comment suppresses."""
+def filter_findings(findings: List, text: str, lines: Sequence[str], *,
+                    statement_only: bool = False) -> List:
+    """Drop the findings a ``# noqa`` comment suppresses.
+
+    ``statement_only`` checks just the statement's first line (what flake8 does not do).
+    """
     if not findings or "noqa" not in text.lower():
         return findings
-    if file_is_ignored(lines):
+    if not statement_only and file_is_ignored(lines):
         return []
     mapping = _logical_line_text(text, lines)
 
     def noqa_text(line: int) -> str:
-        return mapping.get(line, lines[line - 1] if line <= len(lines) else "")
+        return mapping.get(line, lines[line - 1] if 0 < line <= len(lines) else "")
 
-    return [f for f in findings if not is_suppressed(f.code, noqa_text(f.line))]
+    def suppressed(finding) -> bool:
+        if not statement_only and is_suppressed(finding.code, noqa_text(finding.line)):
+            return True
+        return (finding.statement_line not in (0, finding.line)
+                and is_suppressed(finding.code, noqa_text(finding.statement_line)))
+
+    return [f for f in findings if not suppressed(f)]
