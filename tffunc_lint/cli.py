@@ -12,21 +12,19 @@ import os
 import shutil
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from . import __version__
-from .config import ConfigError, Settings, find_pyproject, load_settings, split_list, with_overrides
+from .config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
+                     split_list)
 from .docs import render_rule
-from .engine import FileResult, lint_file
 from .files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics
 from .rule import all_rules, rule_by_code_or_name
+from .runner import lint_project
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-#: Below this many files, worker processes cost more than they save.
-_PARALLEL_THRESHOLD = 16
 
 
 class UsageError(Exception):
@@ -68,43 +66,26 @@ def _check_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def _settings_for(args: argparse.Namespace) -> Callable[[str], Settings]:
+    """Each file's settings: its nearest configuration (or the one named), plus the flags."""
+    selections = {flag: split_list(getattr(args, flag.replace("-", "_")))
+                  for flag in ("select", "ignore", "extend-select", "extend-ignore")}
+    for flag, selectors in selections.items():
+        for selector in selectors or ():
+            expand_selector(selector, f"--{flag}")  # report the command line's own mistakes
+    overrides = {flag.replace("-", "_"): value for flag, value in selections.items()}
+    overrides.update(exclude=split_list(args.exclude),
+                     extra_traced_decorators=split_list(args.extra_traced_decorators))
     if args.isolated:
-        settings = Settings(root=os.getcwd())
+        fixed: Optional[Settings] = Settings(root=os.getcwd())
     elif args.config:
         path = Path(args.config)
         if not path.is_file():
             raise ConfigError(f"{args.config}: no such configuration file")
-        settings = load_settings(path)
+        fixed = load_settings(path)
     else:
-        anchor = os.path.commonpath([os.path.abspath(p) for p in args.paths])
-        settings = load_settings(find_pyproject(Path(anchor)))
-    settings = with_overrides(
-        settings,
-        select=split_list(args.select), ignore=split_list(args.ignore),
-        extend_select=split_list(args.extend_select),
-        extend_ignore=split_list(args.extend_ignore),
-        exclude=split_list(args.exclude),
-        extra_traced_decorators=split_list(args.extra_traced_decorators))
-    return settings.resolved()
-
-
-def _lint_one(job) -> FileResult:
-    path, settings, fix = job
-    return lint_file(path, settings, fix=fix)
-
-
-def _lint_all(files: List[str], settings: Settings, fix: bool, jobs: int) -> List[FileResult]:
-    work = [(path, settings, fix) for path in files]
-    if jobs <= 1 or len(files) < _PARALLEL_THRESHOLD:
-        return [_lint_one(job) for job in work]
-    import multiprocessing
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    context = multiprocessing.get_context(method)
-    chunk = max(1, len(work) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        return list(pool.map(_lint_one, work, chunksize=chunk))
+        fixed = None
+    return SettingsResolver(fixed, overrides).for_path
 
 
 def _write_fixed(path: str, content: bytes) -> None:
@@ -125,9 +106,9 @@ def _write_fixed(path: str, content: bytes) -> None:
 def run_check(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(argv)
     args.paths = args.paths or ["."]
-    settings = _settings(args)
-    files = collect(args.paths, settings)
-    results = _lint_all(files, settings, args.fix, max(1, args.jobs))
+    settings_for = _settings_for(args)
+    files = collect(args.paths, settings_for)
+    results = lint_project(files, settings_for, fix=args.fix, workers=max(1, args.jobs))
     findings = sorted(f for result in results for f in result.findings)
     fixed = 0
     for result in results:

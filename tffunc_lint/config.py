@@ -111,6 +111,21 @@ def _glob_match(relative: str, pattern: str) -> bool:
     return any(fnmatch.fnmatch("/".join(parts[:i]), pattern) for i in range(1, len(parts)))
 
 
+def _has_section(pyproject: Path) -> bool:
+    """Whether the file holds a ``tool.tffunc-lint`` table, however the TOML spells it.
+
+    A file that is not valid TOML counts when it mentions ``[tool.tffunc-lint``, so that
+    ``load_settings`` reports it instead of the configuration being silently skipped.
+    """
+    try:
+        with open(pyproject, "rb") as handle:
+            data = tomllib.load(handle)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return f"[tool.{SECTION}" in pyproject.read_text(encoding="utf-8", errors="replace")
+    tool = data.get("tool")
+    return isinstance(tool, dict) and SECTION in tool
+
+
 def find_pyproject(start: Path) -> Optional[Path]:
     """Nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.tffunc-lint]`` table."""
     start = start.resolve()
@@ -118,7 +133,7 @@ def find_pyproject(start: Path) -> Optional[Path]:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
-                if f"[tool.{SECTION}" in candidate.read_text(encoding="utf-8", errors="replace"):
+                if _has_section(candidate):
                     return candidate
             except OSError:
                 continue
@@ -139,11 +154,14 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
     try:
         with open(pyproject, "rb") as handle:
             data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{origin}: invalid TOML: {error}") from None
     except OSError as error:
         raise ConfigError(f"{origin}: cannot read: {error.strerror}") from None
-    table = data.get("tool", {}).get(SECTION, {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{origin}: [tool] must be a table")
+    table = tool.get(SECTION, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{origin}: [tool.{SECTION}] must be a table")
     unknown = sorted(set(table) - KNOWN_KEYS)
@@ -180,3 +198,36 @@ def split_list(values: Optional[List[str]]) -> Optional[List[str]]:
     if values is None:
         return None
     return [item for value in values for item in value.split(",") if item.strip()]
+
+
+class SettingsResolver:
+    """Settings per file: the nearest configuration above it, plus command-line overrides.
+
+    ``fixed`` (from ``--config`` or ``--isolated``) replaces the search. Lookups are cached
+    per directory and per configuration file.
+    """
+
+    def __init__(self, fixed: Optional[Settings], overrides: Dict[str, Optional[Sequence[str]]]):
+        self._fixed = fixed
+        self._overrides = overrides
+        self._by_config: Dict[Optional[Path], Settings] = {}
+        self._by_directory: Dict[str, Settings] = {}
+
+    def _resolve(self, base: Settings) -> Settings:
+        base.resolved()  # the file's own unknown codes are reported against the file
+        return with_overrides(base, **self._overrides).resolved()
+
+    def for_path(self, path: str) -> Settings:
+        if self._fixed is not None:
+            if None not in self._by_config:
+                self._by_config[None] = self._resolve(self._fixed)
+            return self._by_config[None]
+        directory = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        settings = self._by_directory.get(directory)
+        if settings is None:
+            config = find_pyproject(Path(directory))
+            settings = self._by_config.get(config)
+            if settings is None:
+                settings = self._by_config[config] = self._resolve(load_settings(config))
+            self._by_directory[directory] = settings
+        return settings

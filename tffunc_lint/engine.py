@@ -29,12 +29,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from . import noqa
 from .config import Settings
 from .finding import Finding, TraceReason
-from .graph_context import GraphContext, def_key, lambda_key
-from .index import ModuleIndex
+from .files import module_name_for
+from .graph_context import GraphContext, Traced
+from .index import INIT_SCOPE, PY_FUNCTIONS, ModuleIndex, def_key, lambda_key
 from .names import NameTable, dotted_name
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 
-INIT_SCOPE = "tensorflow.init_scope"
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.Decorator)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -53,6 +53,10 @@ class FileResult:
     fixed_source: Optional[bytes] = None
     fixes_applied: int = 0
     fix_error: Optional[str] = None
+    index: Optional[ModuleIndex] = None
+    """The module's index, for joining modules into one call graph (None if unparsable)."""
+    traced: Optional[Traced] = None
+    """The functions this run treated as traced."""
 
 
 class FileContext:
@@ -91,7 +95,7 @@ class FileContext:
                replacement: Optional[cst.CSTNode]) -> None:
         position = self.positions[node]
         statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
-        reason = self.reason.render() if self.reason and rule.scope is Scope.TRACED else None
+        traced = self.reason if rule.scope is Scope.TRACED else None
         if replacement is not None:
             self.replacements[node] = replacement
         self.findings.append(Finding(
@@ -100,7 +104,10 @@ class FileContext:
             column=position.start.column + 1,
             end_line=position.end.line + self.line_offset,
             end_column=position.end.column + 1,
-            code=rule.code, name=rule.name, message=message, reason=reason,
+            code=rule.code, name=rule.name, message=message,
+            reason=traced.render(self.path) if traced else None,
+            trace=tuple((link.how, link.path, link.line) for link in traced.chain())
+            if traced else (),
             fixable=replacement is not None,
             statement_line=self.positions[statement].start.line + self.line_offset,
         ))
@@ -112,6 +119,7 @@ class _Walker(cst.CSTVisitor):
     def __init__(self, context: FileContext, rules: Sequence[Rule]):
         super().__init__()
         self.context = context
+        self._escaped: set = set()  # callables handed to tf.py_function & co.
         self._always: Dict[str, List] = {}
         self._traced: Dict[str, List] = {}
         for rule in rules:
@@ -128,13 +136,21 @@ class _Walker(cst.CSTVisitor):
             for method in self._traced.get(name, ()):
                 method(node)
 
-    def _visit_in(self, node: cst.CSTNode, key) -> None:
-        """Visit ``node`` as the body of the function ``key`` (traced or not)."""
+    def _visit_in(self, node: cst.CSTNode, key, inherit: FrozenSet[str] = None) -> None:
+        """Visit ``node`` as the body of the function ``key``.
+
+        A function the graph context does not know is not traced, unless ``inherit`` is
+        given: a lambda written in traced code runs there, with its parameters as locals.
+        """
         context = self.context
         saved = context.reason, context.local_names
         traced = context.graph.get(key)
-        context.reason = traced.reason if traced else None
-        context.local_names = traced.local_names if traced else frozenset()
+        if traced is not None:
+            context.reason, context.local_names = traced.reason, traced.local_names
+        elif inherit is not None and context.reason is not None:
+            context.local_names = context.local_names | inherit
+        else:
+            context.reason, context.local_names = None, frozenset()
         node.visit(self)
         context.reason, context.local_names = saved
 
@@ -155,9 +171,14 @@ class _Walker(cst.CSTVisitor):
         if isinstance(node, cst.Lambda):
             node.params.visit(self)
             start = self.context.positions[node].start
-            self._visit_in(node.body, lambda_key(start.line + self.context.line_offset,
-                                                 start.column))
+            key = lambda_key(start.line + self.context.line_offset, start.column)
+            escaped = node in self._escaped
+            self._visit_in(node.body, key, None if escaped else _parameter_names(node.params))
             return False
+        if isinstance(node, cst.Call) and self.context.qualified_name(node.func) in PY_FUNCTIONS:
+            self._escaped.update(arg.value for arg in node.args[:1] if arg.keyword is None)
+            self._escaped.update(arg.value for arg in node.args
+                                 if arg.keyword is not None and arg.keyword.value == "func")
         if isinstance(node, cst.With) and any(
                 isinstance(item.item, cst.Call)
                 and self.context.qualified_name(item.item.func) == INIT_SCOPE
@@ -174,6 +195,14 @@ class _Walker(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self._dispatch("leave_", original_node)
         self.context.ancestors.pop()
+
+
+def _parameter_names(params: cst.Parameters) -> FrozenSet[str]:
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every.append(star)
+    return frozenset(param.name.value for param in every)
 
 
 class _Replacer(cst.CSTTransformer):
@@ -200,54 +229,69 @@ def _enabled_rules(enabled: FrozenSet[str]) -> List[type]:
     return [rule for rule in all_rules() if rule.code in enabled and rule is not SyntaxErrorRule]
 
 
-def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = False) -> FileResult:
-    """Lint one file's bytes. Never raises for any input."""
+def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = False,
+                traced: Optional[Traced] = None) -> FileResult:
+    """Lint one file's bytes. Never raises for any input.
+
+    ``traced`` is what the project-wide call graph found traced in this file; without it the
+    file is analysed on its own.
+    """
     enabled = settings.enabled_for(path)
     try:
         text, encoding = _decode(source)
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         findings = [_file_finding(path, f"cannot decode file: {error}")]
         return FileResult(path, [f for f in findings if f.code in enabled])
-    result = lint_text(path, text, settings, enabled=enabled, fix=fix, apply_noqa=True)
+    result = lint_text(path, text, settings, enabled=enabled, fix=fix, traced=traced)
     if result.fixed_source is not None:
         result.fixed_source = result.fixed_source.encode(encoding)
     return result
 
 
-def lint_text(path: str, text: str, settings: Settings, *, enabled: Optional[FrozenSet[str]] = None,
-              fix: bool = False, apply_noqa: bool = True,
-              tree: Optional[ast.Module] = None) -> FileResult:
+def lint_text(path: str, text: str, settings: Settings, *,
+              enabled: Optional[FrozenSet[str]] = None, fix: bool = False,
+              apply_noqa: bool = True, tree: Optional[ast.Module] = None,
+              traced: Optional[Traced] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text)
-    report_file_problems = SyntaxErrorRule.code in enabled
+    analysis = _Analysis(path, text, lines, settings, enabled)
     try:
         if tree is None:
             tree = ast.parse(text, filename=path)
-        findings, new_text = _analyse(path, text, lines, tree, settings, enabled, fix)
+        analysis.run(tree, traced, fix)
+        findings = analysis.findings
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1
-        findings, new_text = [_file_finding(path, f"syntax error: {error.msg}", line, column)], None
+        findings = [_file_finding(path, f"syntax error: {error.msg}", line, column)]
     except ValueError as error:  # e.g. null bytes in the source
-        findings, new_text = [_file_finding(path, f"cannot parse file: {error}")], None
+        findings = [_file_finding(path, f"cannot parse file: {error}")]
     except (RecursionError, MemoryError):
-        findings, new_text = [_file_finding(path, "file is too deeply nested to analyse")], None
+        findings = [_file_finding(path, "file is too deeply nested to analyse")]
     except cst.ParserSyntaxError as error:
-        findings, new_text = [_file_finding(
-            path, f"LibCST cannot parse this file: {error.message}")], None
+        findings = [_file_finding(path, f"LibCST cannot parse this file: {error.message}")]
     except Exception as error:  # noqa: BLE001 - one bad file must not stop a run
-        findings, new_text = [_file_finding(
-            path, f"internal error while analysing ({type(error).__name__}: {error}); "
-                  "please report it")], None
-    if not report_file_problems:
+        findings = [_file_finding(
+            path, f"internal error while analysing ({_describe(error)}); please report it")]
+    if SyntaxErrorRule.code not in enabled:
         findings = [f for f in findings if f.code != SyntaxErrorRule.code]
     if apply_noqa:
         findings = noqa.filter_findings(findings, text, lines)
-    result = FileResult(path, sorted(findings))
-    if new_text is not None and new_text != text:
-        result = _checked_fix(result, new_text)
+    result = FileResult(path, sorted(findings), index=analysis.index,
+                        traced=analysis.graph.traced if analysis.graph else None)
+    if analysis.new_text is not None and analysis.new_text != text:
+        result = _checked_fix(result, analysis.new_text)
     return result
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message``, even when the message itself cannot be formatted."""
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - e.g. RecursionError from a huge node's repr
+        message = "no description"
+    return f"{type(error).__name__}: {message[:200]}"
 
 
 def _checked_fix(result: FileResult, new_text: str) -> FileResult:
@@ -265,38 +309,55 @@ def _checked_fix(result: FileResult, new_text: str) -> FileResult:
     return result
 
 
-def _analyse(path: str, text: str, lines: List[str], tree: ast.Module, settings: Settings,
-             enabled: FrozenSet[str], fix: bool) -> Tuple[List[Finding], Optional[str]]:
-    rule_classes = _enabled_rules(enabled)
-    index = ModuleIndex.build(tree)
-    names = NameTable.from_index(index)
-    graph = GraphContext(index, names, settings.extra_traced_decorators)
-    module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
-                    and any(trigger in text for trigger in r.triggers)]
-    traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if graph else []
-    if not module_rules and not traced_rules:
-        return [], None
+class _Analysis:
+    """The steps of linting one parsed file; keeps what it learnt for the caller."""
 
-    context = FileContext(path, names, graph)
-    rules = [rule(context) for rule in module_rules + traced_rules]
-    if module_rules:
-        module = cst.parse_module(text)
-        _walk(context, rules, module, line_offset=0)
-        new_text = (module.visit(_Replacer(context.replacements)).code
-                    if fix and context.replacements else None)
-        return context.findings, new_text
+    def __init__(self, path: str, text: str, lines: List[str], settings: Settings,
+                 enabled: FrozenSet[str]):
+        self.path, self.text, self.lines = path, text, lines
+        self.settings, self.enabled = settings, enabled
+        self.index: Optional[ModuleIndex] = None
+        self.graph: Optional[GraphContext] = None
+        self.findings: List[Finding] = []
+        self.new_text: Optional[str] = None
 
-    new_lines = list(lines) if fix else None
-    for first, last in reversed(graph.regions()):
-        region = "".join(lines[first - 1:last])
-        prefix = "if 1:\n" if region[:1] in (" ", "\t", "\f") else ""
-        module = cst.parse_module(prefix + region)
-        context.replacements = {}
-        _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"))
-        if fix and context.replacements:
-            fixed = module.visit(_Replacer(context.replacements)).code[len(prefix):]
-            new_lines[first - 1:last] = [fixed]
-    return context.findings, "".join(new_lines) if fix else None
+    def run(self, tree: ast.Module, traced: Optional[Traced], fix: bool) -> None:
+        module, is_package = module_name_for(self.path)
+        self.index = ModuleIndex.build(self.path, module, tree, self.lines,
+                                       self.settings.extra_traced_decorators, is_package)
+        self.graph = (GraphContext(self.index, traced) if traced is not None
+                      else GraphContext.for_module(self.index))
+        rule_classes = _enabled_rules(self.enabled)
+        module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
+                        and any(trigger in self.text for trigger in r.triggers)]
+        traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
+        if not module_rules and not traced_rules:
+            return
+        context = FileContext(self.path, self.index.names, self.graph)
+        rules = [rule(context) for rule in module_rules + traced_rules]
+        if module_rules:
+            tree_ = cst.parse_module(self.text)
+            _walk(context, rules, tree_, line_offset=0)
+            if fix and context.replacements:
+                self.new_text = tree_.visit(_Replacer(context.replacements)).code
+        else:
+            self._walk_regions(context, rules, fix)
+        self.findings = context.findings
+
+    def _walk_regions(self, context: FileContext, rules: Sequence[Rule], fix: bool) -> None:
+        """Parse and walk only the line ranges that hold traced functions."""
+        new_lines = list(self.lines) if fix else None
+        for first, last in reversed(self.graph.regions()):
+            region = "".join(self.lines[first - 1:last])
+            prefix = "if 1:\n" if region[:1] in (" ", "\t", "\f") else ""
+            module = cst.parse_module(prefix + region)
+            context.replacements = {}
+            _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"))
+            if fix and context.replacements:
+                fixed = module.visit(_Replacer(context.replacements)).code[len(prefix):]
+                new_lines[first - 1:last] = [fixed]
+        if fix:
+            self.new_text = "".join(new_lines)
 
 
 def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module,
@@ -307,7 +368,8 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module,
     module.visit(_Walker(context, rules))
 
 
-def lint_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
+def lint_file(path: str, settings: Settings, fix: bool = False,
+              traced: Optional[Traced] = None) -> FileResult:
     """Read and lint one file; unreadable files yield a TFF000 finding."""
     try:
         with open(path, "rb") as handle:
@@ -316,4 +378,4 @@ def lint_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
         finding = _file_finding(path, f"cannot read file: {error.strerror or error}")
         enabled = settings.enabled_for(path)
         return FileResult(path, [finding] if finding.code in enabled else [])
-    return lint_source(path, source, settings, fix=fix)
+    return lint_source(path, source, settings, fix=fix, traced=traced)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator, List
+from functools import lru_cache
+from typing import Callable, Iterable, Iterator, List, Tuple
 
 from .config import Settings
 
@@ -24,22 +25,24 @@ def _is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def iter_python_files(paths: Iterable[str], settings: Settings) -> Iterator[str]:
+def iter_python_files(paths: Iterable[str], settings_for: Callable[[str], Settings]
+                      ) -> Iterator[str]:
     """Files named explicitly are always linted; directories are walked recursively."""
     for path in paths:
         if os.path.isfile(path):
             yield os.path.normpath(path)
         elif os.path.isdir(path):
-            yield from _walk(path, settings)
+            yield from _walk(path, settings_for)
         else:
             raise PathError(f"{path}: no such file or directory")
 
 
-def _walk(root: str, settings: Settings) -> Iterator[str]:
+def _walk(root: str, settings_for: Callable[[str], Settings]) -> Iterator[str]:
     def on_error(error: OSError) -> None:
         raise PathError(f"{error.filename}: {error.strerror}")
 
     for directory, subdirectories, files in os.walk(root, onerror=on_error):
+        settings = settings_for(directory)
         subdirectories[:] = sorted(
             name for name in subdirectories
             if name not in SKIPPED_DIRECTORIES and not name.endswith(".egg-info")
@@ -52,5 +55,27 @@ def _walk(root: str, settings: Settings) -> Iterator[str]:
                     yield path
 
 
-def collect(paths: Iterable[str], settings: Settings) -> List[str]:
-    return sorted(set(iter_python_files(paths, settings)))
+def collect(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> List[str]:
+    return sorted(set(iter_python_files(paths, settings_for)))
+
+
+@lru_cache(maxsize=4096)
+def _package_parts(directory: str) -> Tuple[str, ...]:
+    """Names of the packages ``directory`` is nested in, outermost first."""
+    if not os.path.isfile(os.path.join(directory, "__init__.py")):
+        return ()
+    parent = os.path.dirname(directory)
+    if parent == directory:
+        return (os.path.basename(directory),)
+    return _package_parts(parent) + (os.path.basename(directory),)
+
+
+def module_name_for(path: str) -> Tuple[str, bool]:
+    """Dotted module name of a file from the ``__init__.py`` files above it, and whether it
+    is a package's ``__init__``: ``pkg/sub/mod.py`` → (``pkg.sub.mod``, False)."""
+    directory, name = os.path.split(os.path.abspath(path))
+    stem = name.rsplit(".", 1)[0]
+    packages = _package_parts(directory)
+    if stem == "__init__":
+        return ".".join(packages), True
+    return ".".join(packages + (stem,)), False

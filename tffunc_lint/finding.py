@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import List, Optional, Tuple
 
 
 @dataclass(frozen=True)
 class TraceReason:
     """Why a function body runs while TensorFlow traces a graph.
 
-    ``how`` names the entry point as a user would write it (``@tf.function``);
-    ``line`` is where that entry point sits in the file; ``via`` is the next link of
-    the chain when the function is traced because traced code calls it.
+    ``how`` names the cause as a user would write it (``@tf.function``, ``Dataset.map(...)``,
+    ``called from train_step``) and ``path``/``line`` say where it is. ``function`` is the
+    function the cause applies to; ``via`` is the caller's own reason for a call.
     """
 
     how: str
@@ -21,12 +21,28 @@ class TraceReason:
     via: Optional["TraceReason"] = None
     path: str = ""
 
-    def render(self) -> str:
-        """Human-readable chain, e.g. ``@tf.function at line 3``."""
-        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+    def where(self, current_path: str = "") -> str:
+        if self.path and self.path != current_path:
+            return f"{self.path}:{self.line}"
+        return f"line {self.line}"
+
+    def chain(self) -> List["TraceReason"]:
+        links, link = [], self
+        while link is not None:
+            links.append(link)
+            link = link.via
+        return links
+
+    def render(self, current_path: str = "") -> str:
+        """``called from train_step at line 40 (@tf.function at line 35)``."""
+        text = f"{self.how} at {self.where(current_path)}"
         if self.via is None:
-            return f"{self.how} at {where}"
-        return f"{self.how} ({self.via.render()})"
+            return text
+        root = self.chain()[-1]
+        root_text = f"{root.how} at {root.where(current_path)}"
+        if self.via is root:
+            return f"{text} ({root_text})"
+        return f"{text} (via {root.function}, {root_text})"
 
 
 @dataclass(frozen=True, order=True)
@@ -43,6 +59,8 @@ class Finding:
     message: str = field(compare=False)
     reason: Optional[str] = field(default=None, compare=False)
     fixable: bool = field(default=False, compare=False)
+    trace: Tuple[Tuple[str, str, int], ...] = field(default=(), compare=False)
+    """The reason chain as (how, path, line) links, innermost first."""
     statement_line: int = field(default=0, compare=False)
     """First line of the statement holding the finding; a ``# noqa`` there applies too."""
 
@@ -64,5 +82,6 @@ class Finding:
             "name": self.name,
             "message": self.text,
             "reason": self.reason,
+            "trace": [{"how": how, "path": path, "line": line} for how, path, line in self.trace],
             "fixable": self.fixable,
         }

@@ -1,33 +1,178 @@
-"""Decide which functions of a module run while TensorFlow traces a graph, and why.
+"""Decide which functions run while TensorFlow traces a graph, and why.
 
-This is the one component every rule relies on. It works on the cheap ``ast`` tree so that
-files without graph context never pay for a LibCST parse; the engine then parses only the
-line ranges (regions) that hold traced code.
-
-Functions are keyed so the same function can be found again in a LibCST tree:
-``("def", line of the def keyword, name)`` or ``("lambda", line, column)``.
+This is the one component every rule relies on. :class:`ProjectGraph` joins the indexes of
+the linted modules (see ``index``) into one call graph and walks it breadth-first from the
+entry points, so every traced function gets the shortest chain of reasons that makes it
+traced ("called from ``train_step`` at line 40, ``@tf.function`` at line 35"). Cycles are
+harmless: a function is visited once. :class:`GraphContext` is the per-file view the engine
+and the rules query.
 """
 
 from __future__ import annotations
 
-import ast
+from collections import deque
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 from .finding import TraceReason
-from .index import ModuleIndex
-from .names import NameTable, ast_dotted_name, function_local_names
+from .index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
+from .names import function_local_names
 
-FunctionKey = Tuple
-TF_FUNCTION = "tensorflow.function"
+Traced = Dict[FunctionKey, TraceReason]
+
+_KERAS_MODELS = frozenset({
+    "keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential",
+    "keras.engine.training.Model", "keras.src.models.model.Model",
+})
+_KERAS_LAYER_PREFIXES = ("keras.layers.", "keras.engine.base_layer.", "keras.src.layers.")
+_MAX_HOPS = 8
 
 
-def def_key(line: int, name: str) -> FunctionKey:
-    return ("def", line, name)
+def _keras_base_kind(qualified: str) -> Optional[str]:
+    if qualified in _KERAS_MODELS:
+        return "Model"
+    if qualified == "keras.Layer" or qualified.startswith(_KERAS_LAYER_PREFIXES):
+        return "Layer"
+    return None
 
 
-def lambda_key(line: int, column: int) -> FunctionKey:
-    return ("lambda", line, column)
+class ProjectGraph:
+    """The call graph of the linted modules."""
+
+    def __init__(self, indexes: Iterable[ModuleIndex]):
+        self.by_path: Dict[str, ModuleIndex] = {}
+        self.by_module: Dict[str, Optional[ModuleIndex]] = {}
+        for index in indexes:
+            self.by_path[index.path] = index
+            if index.module:
+                # Two files claiming one module name: resolve neither.
+                self.by_module[index.module] = (
+                    None if index.module in self.by_module else index)
+
+    # -- tracing ----------------------------------------------------------------------------
+    def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
+        """Every traced function of every module, with its reason."""
+        traced: Dict[str, Traced] = {path: {} for path in self.by_path}
+        queue: Deque[Tuple[str, FunctionKey]] = deque()
+
+        def add(path: str, key: FunctionKey, reason: TraceReason) -> None:
+            if key not in traced[path]:
+                traced[path][key] = reason
+                queue.append((path, key))
+
+        for path, reasons in (seeds or {}).items():
+            for key, reason in reasons.items():
+                add(path, key, reason)
+        for index in self.by_path.values():
+            for entry in index.entries:
+                found = self.resolve(index, entry.target)
+                if found:
+                    add(*found, TraceReason(entry.how, entry.line, path=index.path,
+                                            function=self._qualname(*found)))
+            for cls in index.classes.values():
+                kind = self.keras_kind(index, cls)
+                if kind is None or cls.eager:
+                    continue
+                for name in KERAS_GRAPH_METHODS:
+                    if name in cls.methods:
+                        key = cls.methods[name]
+                        add(index.path, key, TraceReason(
+                            f"Keras {kind}.{name}()", key[1], path=index.path,
+                            function=index.functions[key].qualname))
+        while queue:
+            path, key = queue.popleft()
+            index = self.by_path[path]
+            function = index.functions[key]
+            reason = traced[path][key]
+            for target, line, how in function.edges:
+                found = self.resolve(index, target)
+                if found:
+                    add(*found, TraceReason(f"{how} {function.qualname}", line,
+                                            function=function.qualname, via=reason, path=path))
+        return traced
+
+    # -- resolution -------------------------------------------------------------------------
+    def _qualname(self, path: str, key: FunctionKey) -> str:
+        return self.by_path[path].functions[key].qualname
+
+    def resolve(self, index: ModuleIndex, target: Target) -> Optional[Tuple[str, FunctionKey]]:
+        kind = target[0]
+        if kind == "local":
+            return index.path, target[1]
+        if kind == "method":
+            return self._method(index, target[1], target[2], include_own=True)
+        if kind == "super":
+            return self._method(index, target[1], target[2], include_own=False)
+        if kind == "external":
+            return self._qualified(target[1])
+        return None
+
+    def _method(self, index: ModuleIndex, class_name: str, name: str, include_own: bool,
+                hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
+        cls = index.classes.get(class_name)
+        if cls is None or hops > _MAX_HOPS:
+            return None
+        if include_own and name in cls.methods:
+            return index.path, cls.methods[name]
+        for base in cls.bases:
+            found = self._class(index, base)
+            if found:
+                result = self._method(found[0], found[1], name, True, hops + 1)
+                if result:
+                    return result
+        return None
+
+    def _class(self, index: ModuleIndex, base: Target, hops: int = 0
+               ) -> Optional[Tuple[ModuleIndex, str]]:
+        if base[0] == "class":
+            return (index, base[1]) if base[1] in index.classes else None
+        if base[0] != "external" or hops > _MAX_HOPS:
+            return None
+        module, rest = self._split(base[1])
+        if module is None or len(rest) != 1:
+            return None
+        if rest[0] in module.classes:
+            return module, rest[0]
+        reexport = dict(module.imports).get(rest[0])
+        return self._class(module, ("external", reexport), hops + 1) if reexport else None
+
+    def _split(self, qualified: str) -> Tuple[Optional[ModuleIndex], List[str]]:
+        """The longest linted module that ``qualified`` starts with, and the rest."""
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self.by_module.get(".".join(parts[:cut]))
+            if module is not None:
+                return module, parts[cut:]
+        return None, []
+
+    def _qualified(self, qualified: str, hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
+        module, rest = self._split(qualified)
+        if module is None or hops > _MAX_HOPS:
+            return None
+        if len(rest) == 1:
+            if rest[0] in module.top_level:
+                return module.path, module.top_level[rest[0]]
+            reexport = dict(module.imports).get(rest[0])
+            return self._qualified(reexport, hops + 1) if reexport else None
+        if len(rest) == 2:
+            return self._method(module, rest[0], rest[1], include_own=True)
+        return None
+
+    def keras_kind(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> Optional[str]:
+        """"Model" or "Layer" when ``cls`` derives from Keras, directly or through the project."""
+        if hops > _MAX_HOPS:
+            return None
+        for base in cls.bases:
+            if base[0] == "external":
+                kind = _keras_base_kind(base[1])
+                if kind:
+                    return kind
+            found = self._class(index, base)
+            if found and found[0].classes[found[1]] is not cls:
+                kind = self.keras_kind(found[0], found[0].classes[found[1]], hops + 1)
+                if kind:
+                    return kind
+        return None
 
 
 @dataclass(frozen=True)
@@ -35,60 +180,43 @@ class TracedFunction:
     """A function body that runs in graph context."""
 
     key: FunctionKey
-    name: str
-    first_line: int
-    last_line: int
+    qualname: str
     reason: TraceReason
     local_names: FrozenSet[str]
 
 
 class GraphContext:
-    """The traced functions of one module and the reason each is traced."""
+    """The traced functions of one module, as the engine and the rules see them."""
 
-    def __init__(self, index: ModuleIndex, names: NameTable,
-                 extra_traced_decorators: Iterable[str] = ()):
-        self.names = names
-        self._extra = frozenset(extra_traced_decorators)
-        self.functions: Dict[FunctionKey, TracedFunction] = {}
-        for node in index.functions:
-            if node.decorator_list:
-                decorator = self._tracing_decorator(node)
-                if decorator is not None:
-                    how, line = decorator
-                    self._add(node, TraceReason(how=how, line=line, function=node.name))
+    def __init__(self, index: ModuleIndex, traced: Traced):
+        self.index = index
+        self.traced = traced
+        self._functions: Dict[FunctionKey, TracedFunction] = {}
 
-    # -- entry points -------------------------------------------------------------------
-    def _tracing_decorator(self, node: ast.AST) -> Optional[Tuple[str, int]]:
-        """(``@tf.function`` as written, its line) when a decorator makes ``node`` traced."""
-        for decorator in node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            dotted = ast_dotted_name(target)
-            if dotted is None:
-                continue
-            if dotted in self._extra or self.names.resolve(dotted) in self._extra | {TF_FUNCTION}:
-                return f"@{dotted}", decorator.lineno
-        return None
+    @classmethod
+    def for_module(cls, index: ModuleIndex) -> "GraphContext":
+        """Graph context of a module linted on its own (no other module to resolve)."""
+        return cls(index, ProjectGraph([index]).trace()[index.path])
 
-    def _add(self, node: ast.AST, reason: TraceReason) -> None:
-        if isinstance(node, ast.Lambda):
-            key, name, first = lambda_key(node.lineno, node.col_offset), "<lambda>", node.lineno
-        else:
-            key, name = def_key(node.lineno, node.name), node.name
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-        if key not in self.functions:
-            self.functions[key] = TracedFunction(
-                key, name, first, node.end_lineno, reason, function_local_names(node))
-
-    # -- queries ------------------------------------------------------------------------
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
-        return self.functions.get(key)
+        reason = self.traced.get(key)
+        if reason is None:
+            return None
+        function = self._functions.get(key)
+        if function is None:
+            node = self.index.nodes.get(key)
+            names = function_local_names(node) if node is not None else frozenset()
+            function = TracedFunction(key, self.index.functions[key].qualname, reason, names)
+            self._functions[key] = function
+        return function
 
     def __bool__(self) -> bool:
-        return bool(self.functions)
+        return bool(self.traced)
 
     def regions(self) -> List[Tuple[int, int]]:
         """Disjoint, sorted line ranges that contain every traced function."""
-        spans = sorted((f.first_line, f.last_line) for f in self.functions.values())
+        functions = self.index.functions
+        spans = sorted(functions[key].region for key in self.traced)
         merged: List[Tuple[int, int]] = []
         for first, last in spans:
             if merged and first <= merged[-1][1]:

@@ -1,16 +1,149 @@
-"""A cheap, statement-level index of one module, built from its ``ast`` tree.
+"""One module's index, built from its ``ast`` tree in a single pass.
 
-Visiting only statements (never expressions) keeps this a small fraction of the cost of
-``ast.walk``; it is all the engine needs to resolve imports and find function definitions
-before deciding whether a file deserves a LibCST parse at all.
+The index records what graph-context detection needs and nothing more: imports, functions
+and classes with their line ranges, the *entry points* that make a function traced
+(``@tf.function``, ``tf.function(f)``, ``Dataset.map(f)``, ``tf.map_fn(f, ...)`` …) and the
+*call edges* out of every function. It holds no ``ast`` node once pickled, so worker
+processes can send it to the process that joins the modules of a project into one call graph
+(``graph_context``).
+
+Functions are keyed so the same function can be found again in a LibCST tree:
+``("def", line of the def keyword, name)`` or ``("lambda", line, column in characters)``.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from .names import NameTable, ast_dotted_name
+
+FunctionKey = Tuple
+#: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
+#: | ("external", qualified name)
+Target = Tuple
+
+TF_FUNCTION = "tensorflow.function"
+INIT_SCOPE = "tensorflow.init_scope"
+#: Callables run eagerly by TensorFlow, never traced: argument 0 or ``func=``.
+PY_FUNCTIONS = frozenset({
+    "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func",
+    "tensorflow.compat.v1.py_func",
+})
+#: Graph-building APIs: canonical name → (spelling for messages, positions, keywords) of
+#: the callables they trace.
+GRAPH_APIS = {
+    "tensorflow.map_fn": ("tf.map_fn", (0,), ("fn",)),
+    "tensorflow.vectorized_map": ("tf.vectorized_map", (0,), ("fn",)),
+    "tensorflow.while_loop": ("tf.while_loop", (0, 1), ("cond", "body")),
+    "tensorflow.cond": ("tf.cond", (1, 2), ("true_fn", "false_fn")),
+    "tensorflow.switch_case": ("tf.switch_case", (1,), ("branch_fns",)),
+    "tensorflow.scan": ("tf.scan", (0,), ("fn",)),
+    "tensorflow.foldl": ("tf.foldl", (0,), ("fn",)),
+    "tensorflow.foldr": ("tf.foldr", (0,), ("fn",)),
+}
+DATASET_METHODS = {
+    "map": ((0,), ("map_func",)),
+    "filter": ((0,), ("predicate",)),
+    "flat_map": ((0,), ("map_func",)),
+    "interleave": ((0,), ("map_func",)),
+    "reduce": ((1,), ("reduce_func",)),
+    "scan": ((1,), ("scan_func",)),
+}
+#: Methods that return a dataset again, so ``ds.batch(8).map(f)`` is a dataset chain.
+DATASET_CHAIN_METHODS = frozenset(DATASET_METHODS) | {
+    "batch", "padded_batch", "unbatch", "rebatch", "shuffle", "repeat", "prefetch", "cache",
+    "take", "skip", "shard", "concatenate", "zip", "apply", "with_options", "enumerate",
+    "window", "ragged_batch", "bucket_by_sequence_length", "group_by_window", "ignore_errors",
+    "take_while", "unique", "rejection_resample", "sample_from_datasets", "choose_from_datasets",
+    "from_tensor_slices", "from_tensors", "from_generator", "range", "list_files", "load",
+}
+_DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
+STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",))}
+#: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
+KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
+_EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
+
+
+CALLED, PASSED = "called from", "passed to a call in"
+
+
+def def_key(line: int, name: str) -> FunctionKey:
+    return ("def", line, name)
+
+
+def lambda_key(line: int, column: int) -> FunctionKey:
+    return ("lambda", line, column)
+
+
+@dataclass
+class FunctionInfo:
+    """A ``def`` or an entry-point lambda."""
+
+    key: FunctionKey
+    qualname: str
+    region: Tuple[int, int]
+    """Lines to parse to see the whole function: a def itself, or what encloses a lambda."""
+    class_qualname: Optional[str] = None
+    edges: List[Tuple[Target, int, str]] = field(default_factory=list)
+    """(what it calls, line, CALLED or PASSED)."""
+
+
+@dataclass
+class ClassInfo:
+    qualname: str
+    bases: List[Target]
+    methods: Dict[str, FunctionKey]
+    first_line: int
+    last_line: int
+    eager: bool
+
+
+@dataclass
+class Entry:
+    """Something that makes ``target`` traced: ``how`` as a user would write it, at ``line``."""
+
+    target: Target
+    how: str
+    line: int
+
+
+@dataclass
+class ModuleIndex:
+    """What graph-context detection needs to know about one module."""
+
+    path: str
+    module: str
+    imports: List[Tuple[str, str]] = field(default_factory=list)
+    module_bindings: Set[str] = field(default_factory=set)
+    functions: Dict[FunctionKey, FunctionInfo] = field(default_factory=dict)
+    top_level: Dict[str, FunctionKey] = field(default_factory=dict)
+    classes: Dict[str, ClassInfo] = field(default_factory=dict)
+    entries: List[Entry] = field(default_factory=list)
+    nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["nodes"] = {}
+        return state
+
+    @property
+    def names(self) -> NameTable:
+        return NameTable.from_index(self)
+
+    @classmethod
+    def build(cls, path: str, module: str, tree: ast.Module, lines: Sequence[str],
+              extra_traced_decorators: Iterable[str] = (), is_package: bool = False
+              ) -> "ModuleIndex":
+        index = cls(path=path, module=module)
+        _collect_imports(index, tree, module, is_package)
+        _Indexer(index, lines, frozenset(extra_traced_decorators)).visit_body(tree.body)
+        return index
+
+
+# -- statements ---------------------------------------------------------------------------
 _BLOCKS = ("body", "orelse", "finalbody")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -63,34 +196,350 @@ def bound_names(node: ast.stmt) -> Iterator[str]:
                 yield handler.name
 
 
-@dataclass
-class ModuleIndex:
-    """Imports, module-level bindings and function definitions of one module."""
+def resolve_relative(module: str, is_package: bool, level: int, target: Optional[str]) -> str:
+    """Absolute module path of ``from ..target import x`` written in ``module``."""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[:len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    return ".".join(parts + ([target] if target else []))
 
-    imports: List[Tuple[str, str, int]] = field(default_factory=list)
-    """(local name, imported dotted path or "" when unresolvable, relative level)."""
-    module_bindings: Set[str] = field(default_factory=set)
-    functions: List[ast.AST] = field(default_factory=list)
 
-    @classmethod
-    def build(cls, tree: ast.Module) -> "ModuleIndex":
-        index = cls()
-        for node in iter_statements(tree.body, into_scopes=False):
-            index.module_bindings.update(bound_names(node))
-        for node in iter_statements(tree.body):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        index.imports.append((alias.asname, alias.name, 0))
-                    else:
-                        top = alias.name.partition(".")[0]
-                        index.imports.append((top, top, 0))
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    if alias.name == "*":
-                        continue
-                    path = f"{node.module}.{alias.name}" if node.module else alias.name
-                    index.imports.append((alias.asname or alias.name, path, node.level))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                index.functions.append(node)
-        return index
+def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_package: bool) -> None:
+    for node in iter_statements(tree.body, into_scopes=False):
+        index.module_bindings.update(bound_names(node))
+    for node in iter_statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    index.imports.append((alias.asname, alias.name))
+                else:
+                    top = alias.name.partition(".")[0]
+                    index.imports.append((top, top))
+        elif isinstance(node, ast.ImportFrom):
+            base = (resolve_relative(module, is_package, node.level, node.module)
+                    if node.level else node.module)
+            for alias in node.names:
+                if alias.name != "*" and base:
+                    index.imports.append((alias.asname or alias.name, f"{base}.{alias.name}"))
+
+
+# -- the one pass over expressions ------------------------------------------------------------
+class _Scope:
+    """The function (or module/class body) whose code is being indexed."""
+
+    def __init__(self, function: Optional[FunctionInfo], parent: Optional["_Scope"],
+                 cls: Optional[ClassInfo], edges: bool = True):
+        self.function = function
+        self.parent = parent
+        self.cls = cls
+        self.edges = edges and function is not None
+        self.nested: Dict[str, FunctionKey] = {}
+        self.datasets: Set[str] = set()
+        self.instances: Dict[str, str] = {}
+
+    def lookup(self, name: str) -> Optional[FunctionKey]:
+        scope: Optional[_Scope] = self
+        while scope is not None:
+            if name in scope.nested:
+                return scope.nested[name]
+            scope = scope.parent
+        return None
+
+    def without_edges(self) -> "_Scope":
+        scope = _Scope(self.function, self.parent, self.cls, edges=False)
+        scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
+        return scope
+
+
+class _Indexer:
+    def __init__(self, index: ModuleIndex, lines: Sequence[str], extra: FrozenSet[str]):
+        self.index = index
+        self.lines = lines
+        self.extra = extra
+        self.names = index.names
+        self.entry_lambdas: Dict[int, Tuple[str, int]] = {}
+        self.pending: List[Tuple[FunctionInfo, str, int, str]] = []
+        self.pending_entries: List[Tuple[str, str, int]] = []
+        self.statement_region = (1, 1)
+
+    # statements ----------------------------------------------------------------------------
+    def visit_body(self, body: Sequence[ast.stmt]) -> None:
+        module_scope = _Scope(None, None, None)
+        for statement in body:
+            first = min([d.lineno for d in getattr(statement, "decorator_list", ())]
+                        + [statement.lineno])
+            self.statement_region = (first, statement.end_lineno)
+            self.visit(statement, module_scope)
+        self._resolve_pending()
+
+    def visit(self, node: ast.AST, scope: _Scope) -> None:
+        method = getattr(self, "visit_" + node.__class__.__name__, None)
+        if method is not None:
+            method(node, scope)
+        else:
+            self.generic_visit(node, scope)
+
+    def generic_visit(self, node: ast.AST, scope: _Scope) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item, scope)
+            elif isinstance(value, ast.AST):
+                self.visit(value, scope)
+
+    def _visit_all(self, nodes: Iterable[Optional[ast.AST]], scope: _Scope) -> None:
+        for node in nodes:
+            if node is not None:
+                self.visit(node, scope)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef, scope: _Scope) -> None:
+        self._visit_all(node.decorator_list, scope)
+        self._visit_all(node.args.defaults, scope)
+        self._visit_all(node.args.kw_defaults, scope)
+        key = def_key(node.lineno, node.name)
+        outer = scope.function.qualname + "." if scope.function else (
+            scope.cls.qualname + "." if scope.cls else "")
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        in_class = scope.cls is not None and scope.function is None
+        info = FunctionInfo(key, outer + node.name, (first, node.end_lineno),
+                            scope.cls.qualname if scope.cls else None)
+        self.index.functions[key] = info
+        self.index.nodes[key] = node
+        if in_class:
+            scope.cls.methods[node.name] = key
+        elif scope.function is None:
+            self.index.top_level[node.name] = key
+        else:
+            scope.nested[node.name] = key
+        for decorator in node.decorator_list:
+            how = self._tracing_decorator(decorator)
+            if how:
+                self.index.entries.append(Entry(("local", key), how, decorator.lineno))
+                break
+        inner = _Scope(info, scope if scope.function else None, scope.cls)
+        for statement in node.body:
+            self.visit(statement, inner)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef, scope: _Scope) -> None:
+        self._visit_all(node.decorator_list, scope)
+        self._visit_all(node.bases, scope)
+        qualname = (scope.function.qualname + "." if scope.function else
+                    scope.cls.qualname + "." if scope.cls else "") + node.name
+        text = "".join(self.lines[node.lineno - 1:node.end_lineno])
+        info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
+                         {}, node.lineno, node.end_lineno, bool(_EAGER_CLASS.search(text)))
+        if scope.function is None and scope.cls is None:
+            self.index.classes[qualname] = info
+        else:
+            self.index.classes.setdefault(qualname, info)
+        body_scope = _Scope(None, None, info)
+        for statement in node.body:
+            self.visit(statement, body_scope)
+
+    def visit_With(self, node: ast.With, scope: _Scope) -> None:
+        self._visit_all(node.items, scope)
+        escapes = any(isinstance(item.context_expr, ast.Call)
+                      and self._qualified(item.context_expr.func) == INIT_SCOPE
+                      for item in node.items)
+        body_scope = scope.without_edges() if escapes else scope
+        for statement in node.body:
+            self.visit(statement, body_scope)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
+        self.generic_visit(node, scope)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if self._is_dataset(node.value, scope):
+                scope.datasets.add(name)
+            elif isinstance(node.value, ast.Call):
+                class_name = ast_dotted_name(node.value.func)
+                if class_name and class_name in self.index.classes:
+                    scope.instances[name] = class_name
+
+    def visit_Lambda(self, node: ast.Lambda, scope: _Scope) -> None:
+        self._visit_all(node.args.defaults, scope)
+        entry = self.entry_lambdas.pop(id(node), None)
+        if entry is None:
+            self.visit(node.body, scope)  # runs, if at all, where it is written
+            return
+        key = lambda_key(node.lineno, self._char_column(node))
+        region = scope.function.region if scope.function else self.statement_region
+        info = FunctionInfo(key, "<lambda>", region, scope.cls.qualname if scope.cls else None)
+        self.index.functions[key] = info
+        self.index.nodes[key] = node
+        self.index.entries.append(Entry(("local", key), *entry))
+        self.visit(node.body, _Scope(info, scope if scope.function else None, scope.cls))
+
+    # calls ---------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
+        func = node.func
+        qualified = self._qualified(func)
+        skipped: Set[int] = set()
+        if qualified in PY_FUNCTIONS:
+            for callable_ in _arguments(node, (0,), ("func",)):
+                skipped.add(id(callable_))
+                if isinstance(callable_, ast.Lambda):
+                    self.visit(callable_.body, scope.without_edges())
+        elif qualified == TF_FUNCTION:
+            self._entries(node, (0,), ("func",), "tf.function(...)", scope)
+        elif qualified in GRAPH_APIS:
+            spelling, positions, keywords = GRAPH_APIS[qualified]
+            self._entries(node, positions, keywords, f"{spelling}(...)", scope)
+        elif isinstance(func, ast.Attribute):
+            if func.attr in DATASET_METHODS and self._is_dataset(func.value, scope):
+                positions, keywords = DATASET_METHODS[func.attr]
+                self._entries(node, positions, keywords, f"Dataset.{func.attr}(...)", scope)
+            elif func.attr in STRATEGY_METHODS and self._is_strategy(func.value):
+                positions, keywords = STRATEGY_METHODS[func.attr]
+                self._entries(node, positions, keywords, f"strategy.{func.attr}(...)", scope)
+        arguments = [a for a in (*node.args, *(k.value for k in node.keywords))
+                     if id(a) not in skipped]
+        if scope.edges:
+            target = self._callable(func, scope)
+            if target is not None:
+                self._add_edge(scope.function, target, node.lineno, CALLED)
+            # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there.
+            for argument in arguments:
+                if isinstance(argument, (ast.Name, ast.Attribute)):
+                    target = self._callable(argument, scope)
+                    if target is not None:
+                        self._add_edge(scope.function, target, node.lineno, PASSED)
+        self.visit(func, scope)
+        for argument in arguments:
+            self.visit(argument, scope)
+
+    def _entries(self, call: ast.Call, positions, keywords, how: str, scope: _Scope) -> None:
+        for argument in _arguments(call, positions, keywords):
+            for callable_ in _callables(argument):
+                if isinstance(callable_, ast.Lambda):
+                    self.entry_lambdas[id(callable_)] = (how, call.lineno)
+                    continue
+                target = self._callable(callable_, scope)
+                if target is not None:
+                    self._add_entry(target, how, call.lineno)
+
+    def _add_entry(self, target: Target, how: str, line: int) -> None:
+        if target[0] == "name":
+            self.pending_entries.append((target[1], how, line))
+        else:
+            self.index.entries.append(Entry(target, how, line))
+
+    def _add_edge(self, function: FunctionInfo, target: Target, line: int, how: str) -> None:
+        if target[0] == "name":
+            self.pending.append((function, target[1], line, how))
+        else:
+            function.edges.append((target, line, how))
+
+    def _resolve_pending(self) -> None:
+        """Names used before the module-level def that binds them."""
+        for function, name, line, how in self.pending:
+            if name in self.index.top_level:
+                function.edges.append((("local", self.index.top_level[name]), line, how))
+        for name, how, line in self.pending_entries:
+            if name in self.index.top_level:
+                self.index.entries.append(Entry(("local", self.index.top_level[name]), how, line))
+
+    # resolution ----------------------------------------------------------------------------
+    def _qualified(self, node: ast.expr) -> Optional[str]:
+        dotted = ast_dotted_name(node)
+        return self.names.resolve(dotted) if dotted else None
+
+    def _tracing_decorator(self, decorator: ast.expr) -> Optional[str]:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        dotted = ast_dotted_name(target)
+        if dotted is None:
+            return None
+        if dotted in self.extra or self.names.resolve(dotted) in self.extra | {TF_FUNCTION}:
+            return f"@{dotted}"
+        return None
+
+    def _callable(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
+        """What calling ``node`` runs, as far as this module can tell."""
+        if isinstance(node, ast.Name):
+            key = scope.lookup(node.id)
+            if key is not None:
+                return ("local", key)
+            if node.id in self.index.module_bindings:
+                return ("name", node.id)
+            qualified = self.names.resolve(node.id)
+            return ("external", qualified) if qualified else None
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in ("self", "cls") and scope.cls:
+                return ("method", scope.cls.qualname, node.attr)
+            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                    and value.func.id == "super" and scope.cls):
+                return ("super", scope.cls.qualname, node.attr)
+            if isinstance(value, ast.Name) and value.id in scope.instances:
+                return ("method", scope.instances[value.id], node.attr)
+            if isinstance(value, ast.Name) and value.id in self.index.classes:
+                return ("method", value.id, node.attr)
+            qualified = self._qualified(node)
+            return ("external", qualified) if qualified else None
+        if isinstance(node, ast.Call) and self._qualified(node.func) == "functools.partial":
+            return self._callable(node.args[0], scope) if node.args else None
+        return None
+
+    def _class_ref(self, node: ast.expr) -> Optional[Target]:
+        dotted = ast_dotted_name(node)
+        if dotted is None:
+            return None
+        if dotted in self.index.classes:
+            return ("class", dotted)
+        qualified = self.names.resolve(dotted)
+        return ("external", qualified) if qualified else None
+
+    def _is_dataset(self, node: ast.expr, scope: _Scope) -> bool:
+        while True:
+            if isinstance(node, ast.Call):
+                qualified = self._qualified(node.func)
+                if qualified and qualified.startswith("tensorflow.data."):
+                    return True
+                if isinstance(node.func, ast.Attribute) and node.func.attr in DATASET_CHAIN_METHODS:
+                    node = node.func.value
+                    continue
+                return False
+            if isinstance(node, ast.Name):
+                return node.id in scope.datasets or bool(_DATASET_NAME.search(node.id))
+            if isinstance(node, ast.Attribute):
+                return bool(_DATASET_NAME.search(node.attr))
+            return False
+
+    def _is_strategy(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Call):
+            qualified = self._qualified(node.func)
+            return bool(qualified and qualified.startswith("tensorflow.distribute."))
+        dotted = ast_dotted_name(node)
+        return bool(dotted and "strategy" in dotted.rpartition(".")[2].lower())
+
+    def _char_column(self, node: ast.AST) -> int:
+        """``ast`` columns count UTF-8 bytes; LibCST's count characters."""
+        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+        if line.isascii():
+            return node.col_offset
+        return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+
+
+def _arguments(call: ast.Call, positions: Sequence[int], keywords: Sequence[str]
+               ) -> List[ast.expr]:
+    found = [call.args[i] for i in positions
+             if i < len(call.args) and not isinstance(call.args[i], ast.Starred)]
+    found += [k.value for k in call.keywords if k.arg in keywords]
+    return found
+
+
+def _callables(node: ast.expr) -> List[ast.expr]:
+    """The callables an argument holds: itself, or the items of a list/tuple/dict."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.Dict):
+        return [v for v in node.values if v is not None]
+    return [node]

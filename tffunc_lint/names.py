@@ -90,8 +90,8 @@ class NameTable:
     @classmethod
     def from_index(cls, index: "ModuleIndex") -> "NameTable":
         bindings: Dict[str, str] = {}
-        for name, path, level in index.imports:
-            target = _AMBIGUOUS if level else canonical(path)
+        for name, path in index.imports:
+            target = canonical(path)
             previous = bindings.get(name)
             bindings[name] = target if previous in (None, target) else _AMBIGUOUS
         for name in index.module_bindings:

@@ -1,0 +1,52 @@
+"""Lint many files as one project: per-file work in parallel, one call graph across them.
+
+1. Every file is linted on its own, in worker processes; each result carries the module's
+   index and the functions found traced from inside the module.
+2. The indexes are joined into one :class:`~tffunc_lint.graph_context.ProjectGraph`, seeded
+   with those per-module results, and traced code is followed across imports.
+3. Only files where step 2 found more traced functions are linted again, with that set.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from .config import Settings
+from .engine import FileResult, lint_file
+from .graph_context import ProjectGraph, Traced
+
+#: Below this many files, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 16
+
+Job = Tuple[str, Settings, bool, Optional[Traced]]
+
+
+def _lint_job(job: Job) -> FileResult:
+    path, settings, fix, traced = job
+    return lint_file(path, settings, fix=fix, traced=traced)
+
+
+def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        return [_lint_job(job) for job in jobs]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunk = max(1, len(jobs) // (workers * 8))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(_lint_job, jobs, chunksize=chunk))
+
+
+def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
+                 fix: bool = False, workers: int = 1) -> List[FileResult]:
+    """Lint ``files`` together, so calls between them are followed."""
+    results = _map([(path, settings_for(path), fix, None) for path in files], workers)
+    graph = ProjectGraph(r.index for r in results if r.index is not None)
+    traced = graph.trace({r.path: r.traced for r in results if r.traced})
+    again = [(r.path, settings_for(r.path), fix, traced[r.path]) for r in results
+             if r.index is not None and set(traced[r.path]) != set(r.traced or ())]
+    if again:
+        redone: Dict[str, FileResult] = {r.path: r for r in _map(again, workers)}
+        results = [redone.get(r.path, r) for r in results]
+    return results
