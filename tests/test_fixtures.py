@@ -22,6 +22,7 @@ def test_every_rule_has_a_bad_and_a_good_fixture():
     for rule in all_rules():
         if rule.code == "TFF000":
             continue
-        bad, good = PACKAGE_FIXTURES / rule.code / "bad.py", PACKAGE_FIXTURES / rule.code / "good.py"
+        bad = PACKAGE_FIXTURES / rule.code / "bad.py"
+        good = PACKAGE_FIXTURES / rule.code / "good.py"
         assert {code for _, code in expected_findings(bad)} == {rule.code}, rule.code
         assert good.is_file() and not expected_findings(good), rule.code

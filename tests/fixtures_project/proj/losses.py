@@ -1,0 +1,8 @@
+def l2(x):
+    print("l2", x)  # expect: TFF101
+    return x
+
+
+def never_called(x):
+    print(x)
+    return x

@@ -1,0 +1,6 @@
+from proj import cycle_a
+
+
+def accuracy(x):
+    print("accuracy", x)  # expect: TFF101
+    return cycle_a.ping(x)

@@ -1,0 +1,42 @@
+"""Cross-module graph context: a package linted as one project."""
+
+import json
+
+from tffunc_lint.cli import main
+
+from .conftest import ROOT, expected_findings
+
+PROJECT = ROOT / "tests" / "fixtures_project"
+
+
+def lint_project_json(capsys, *paths):
+    code = main(["--isolated", "--output-format", "json", *map(str, paths)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_findings_across_modules_match_annotations(capsys):
+    code, findings = lint_project_json(capsys, PROJECT)
+    expected = {(str(path), line, code)
+                for path in PROJECT.rglob("*.py") for line, code in expected_findings(path)}
+    assert code == 1 and expected
+    assert {(f["path"], f["line"], f["code"]) for f in findings} == expected
+
+
+def test_cross_module_reason_names_the_caller_and_its_file(capsys):
+    _, findings = lint_project_json(capsys, PROJECT)
+    train = PROJECT / "proj" / "train.py"
+    by_path = {f["path"]: f for f in findings}
+    assert by_path[str(PROJECT / "proj" / "losses.py")]["reason"] == (
+        f"called from train_step at {train}:12 (@tf.function at {train}:9)")
+    assert by_path[str(PROJECT / "proj" / "cycle_b.py")]["trace"] == [
+        {"how": "called from ping", "path": str(PROJECT / "proj" / "cycle_a.py"), "line": 5},
+        {"how": "called from accuracy", "path": str(PROJECT / "proj" / "metrics.py"), "line": 6},
+        {"how": "called from train_step", "path": str(train), "line": 11},
+        {"how": "@tf.function", "path": str(train), "line": 9},
+    ]
+    assert by_path[str(PROJECT / "proj" / "models.py")]["reason"] == "Keras Layer.call() at line 5"
+
+
+def test_a_module_linted_alone_knows_only_itself(capsys):
+    code, findings = lint_project_json(capsys, PROJECT / "proj" / "losses.py")
+    assert (code, findings) == (0, [])
