@@ -71,7 +71,7 @@ class FileContext:
         self.ancestors: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
         self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self.positions = None
+        self.pending: List[Tuple] = []
         self.line_offset = 0
 
     # -- queries for rules ------------------------------------------------------------------
@@ -93,32 +93,44 @@ class FileContext:
     # -- reporting ----------------------------------------------------------------------------
     def report(self, rule: Rule, node: cst.CSTNode, message: str,
                replacement: Optional[cst.CSTNode]) -> None:
-        position = self.positions[node]
         statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
         traced = self.reason if rule.scope is Scope.TRACED else None
         if replacement is not None:
             self.replacements[node] = replacement
-        self.findings.append(Finding(
-            path=self.path,
-            line=position.start.line + self.line_offset,
-            column=position.start.column + 1,
-            end_line=position.end.line + self.line_offset,
-            end_column=position.end.column + 1,
-            code=rule.code, name=rule.name, message=message,
-            reason=traced.render(self.path) if traced else None,
-            trace=tuple((link.how, link.path, link.line) for link in traced.chain())
-            if traced else (),
-            fixable=replacement is not None,
-            statement_line=self.positions[statement].start.line + self.line_offset,
-        ))
+        self.pending.append((rule, node, statement, message, traced, replacement is not None))
+
+    def materialize(self, positions) -> None:
+        """Turn the walk's reports into findings, now that positions are known."""
+        offset = self.line_offset
+        for rule, node, statement, message, traced, fixable in self.pending:
+            position = positions[node]
+            self.findings.append(Finding(
+                path=self.path,
+                line=position.start.line + offset,
+                column=position.start.column + 1,
+                end_line=position.end.line + offset,
+                end_column=position.end.column + 1,
+                code=rule.code, name=rule.name, message=message,
+                reason=traced.render(self.path) if traced else None,
+                trace=tuple((link.how, link.path, link.line) for link in traced.chain())
+                if traced else (),
+                fixable=fixable,
+                statement_line=positions[statement].start.line + offset,
+            ))
+        self.pending = []
+
+
+class _KeyMismatch(Exception):
+    """The ordinal match of LibCST functions to indexed ones went wrong."""
 
 
 class _Walker(cst.CSTVisitor):
     """Walks one LibCST tree, tracking graph context and dispatching nodes to rules."""
 
-    def __init__(self, context: FileContext, rules: Sequence[Rule]):
+    def __init__(self, context: FileContext, rules: Sequence[Rule], keys):
         super().__init__()
         self.context = context
+        self._keys = keys
         self._escaped: set = set()  # callables handed to tf.py_function & co.
         self._always: Dict[str, List] = {}
         self._traced: Dict[str, List] = {}
@@ -154,9 +166,6 @@ class _Walker(cst.CSTVisitor):
         node.visit(self)
         context.reason, context.local_names = saved
 
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.context.positions[node].start.line + self.context.line_offset
-
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.context.ancestors.append(node)
         self._dispatch("visit_", node)
@@ -166,12 +175,11 @@ class _Walker(cst.CSTVisitor):
             node.params.visit(self)
             if node.returns is not None:
                 node.returns.visit(self)
-            self._visit_in(node.body, def_key(self._line(node.name), node.name.value))
+            self._visit_in(node.body, self._keys.for_def(node))
             return False
         if isinstance(node, cst.Lambda):
             node.params.visit(self)
-            start = self.context.positions[node].start
-            key = lambda_key(start.line + self.context.line_offset, start.column)
+            key = self._keys.for_lambda(node)
             escaped = node in self._escaped
             self._visit_in(node.body, key, None if escaped else _parameter_names(node.params))
             return False
@@ -278,6 +286,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
         findings = [f for f in findings if f.code != SyntaxErrorRule.code]
     if apply_noqa:
         findings = noqa.filter_findings(findings, text, lines)
+    if analysis.index is not None:
+        analysis.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
     result = FileResult(path, sorted(findings), index=analysis.index,
                         traced=analysis.graph.traced if analysis.graph else None)
     if analysis.new_text is not None and analysis.new_text != text:
@@ -327,32 +337,40 @@ class _Analysis:
                                        self.settings.extra_traced_decorators, is_package)
         self.graph = (GraphContext(self.index, traced) if traced is not None
                       else GraphContext.for_module(self.index))
+        names = self.index.names
         rule_classes = _enabled_rules(self.enabled)
+        triggers = {rule: rule.triggers_for(names) for rule in rule_classes}
         module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
-                        and any(trigger in self.text for trigger in r.triggers)]
+                        and Rule.triggered(triggers[r], self.text)]
         traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
         if not module_rules and not traced_rules:
             return
-        context = FileContext(self.path, self.index.names, self.graph)
-        rules = [rule(context) for rule in module_rules + traced_rules]
+        context = FileContext(self.path, names, self.graph)
         if module_rules:
+            rules = [rule(context) for rule in module_rules + traced_rules]
             tree_ = cst.parse_module(self.text)
-            _walk(context, rules, tree_, line_offset=0)
+            _walk(context, rules, tree_, line_offset=0, lines=(1, len(self.lines) + 1))
             if fix and context.replacements:
                 self.new_text = tree_.visit(_Replacer(context.replacements)).code
         else:
-            self._walk_regions(context, rules, fix)
+            self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
 
-    def _walk_regions(self, context: FileContext, rules: Sequence[Rule], fix: bool) -> None:
-        """Parse and walk only the line ranges that hold traced functions."""
+    def _walk_regions(self, context: FileContext, rule_classes: Sequence[type],
+                      triggers: Dict[type, tuple], fix: bool) -> None:
+        """Parse and walk only the traced line ranges where some rule's trigger occurs."""
         new_lines = list(self.lines) if fix else None
         for first, last in reversed(self.graph.regions()):
             region = "".join(self.lines[first - 1:last])
+            rules = [rule(context) for rule in rule_classes
+                     if Rule.triggered(triggers[rule], region)]
+            if not rules:
+                continue
             prefix = "if 1:\n" if region[:1] in (" ", "\t", "\f") else ""
             module = cst.parse_module(prefix + region)
             context.replacements = {}
-            _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"))
+            _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"),
+                  lines=(first, last))
             if fix and context.replacements:
                 fixed = module.visit(_Replacer(context.replacements)).code[len(prefix):]
                 new_lines[first - 1:last] = [fixed]
@@ -360,12 +378,56 @@ class _Analysis:
             self.new_text = "".join(new_lines)
 
 
-def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module,
-          line_offset: int) -> None:
+class _OrdinalKeys:
+    """Keys of LibCST functions by order: the n-th def (lambda) of a tree is the n-th the
+    index saw in those lines. Saves resolving positions on trees that report nothing."""
+
+    def __init__(self, defs, lambdas):
+        self._defs, self._lambdas = iter(defs), iter(lambdas)
+
+    def for_def(self, node: cst.FunctionDef):
+        key = next(self._defs, None)
+        if key is None or key[2] != node.name.value:
+            raise _KeyMismatch
+        return key
+
+    def for_lambda(self, node: cst.Lambda):
+        key = next(self._lambdas, None)
+        if key is None:
+            raise _KeyMismatch
+        return key
+
+
+class _PositionKeys:
+    """Keys of LibCST functions from their positions."""
+
+    def __init__(self, positions, line_offset: int):
+        self._positions, self._offset = positions, line_offset
+
+    def for_def(self, node: cst.FunctionDef):
+        return def_key(self._positions[node.name].start.line + self._offset, node.name.value)
+
+    def for_lambda(self, node: cst.Lambda):
+        start = self._positions[node].start
+        return lambda_key(start.line + self._offset, start.column)
+
+
+def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_offset: int,
+          lines: Tuple[int, int]) -> None:
+    """Walk one tree; positions are resolved only if something is reported."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    context.positions = wrapper.resolve(PositionProvider)
     context.line_offset = line_offset
-    module.visit(_Walker(context, rules))
+    saved = dict(context.replacements)
+    try:
+        module.visit(_Walker(context, rules, _OrdinalKeys(*context.graph.keys_in(*lines))))
+        positions = wrapper.resolve(PositionProvider) if context.pending else None
+    except _KeyMismatch:
+        context.pending, context.ancestors = [], []
+        context.replacements = saved
+        positions = wrapper.resolve(PositionProvider)
+        module.visit(_Walker(context, rules, _PositionKeys(positions, line_offset)))
+    if context.pending:
+        context.materialize(positions)
 
 
 def lint_file(path: str, settings: Settings, fix: bool = False,

@@ -213,6 +213,13 @@ class GraphContext:
     def __bool__(self) -> bool:
         return bool(self.traced)
 
+    def keys_in(self, first: int, last: int) -> Tuple[List[FunctionKey], List[FunctionKey]]:
+        """Keys of the defs and of the lambdas that start in these lines, in source order."""
+        defs = sorted((f.start, f.key) for f in self.index.functions.values()
+                      if f.key[0] == "def" and first <= f.start[0] <= last)
+        lambdas = sorted(k for k in self.index.lambdas if first <= k[1] <= last)
+        return [key for _, key in defs], lambdas
+
     def regions(self) -> List[Tuple[int, int]]:
         """Disjoint, sorted line ranges that contain every traced function."""
         functions = self.index.functions

@@ -87,6 +87,8 @@ class FunctionInfo:
     region: Tuple[int, int]
     """Lines to parse to see the whole function: a def itself, or what encloses a lambda."""
     class_qualname: Optional[str] = None
+    start: Tuple[int, int] = (0, 0)
+    """Where the function's source starts (first decorator), to order functions by."""
     edges: List[Tuple[Target, int, str]] = field(default_factory=list)
     """(what it calls, line, CALLED or PASSED)."""
 
@@ -122,6 +124,8 @@ class ModuleIndex:
     top_level: Dict[str, FunctionKey] = field(default_factory=dict)
     classes: Dict[str, ClassInfo] = field(default_factory=dict)
     entries: List[Entry] = field(default_factory=list)
+    lambdas: List[FunctionKey] = field(default_factory=list)
+    """Every lambda's key, entry point or not."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -275,9 +279,12 @@ class _Indexer:
         self._resolve_pending()
 
     def visit(self, node: ast.AST, scope: _Scope) -> None:
-        method = getattr(self, "visit_" + node.__class__.__name__, None)
+        cls = node.__class__
+        if cls in _LEAVES:
+            return
+        method = _HANDLERS.get(cls)
         if method is not None:
-            method(node, scope)
+            method(self, node, scope)
         else:
             self.generic_visit(node, scope)
 
@@ -286,9 +293,9 @@ class _Indexer:
             value = getattr(node, name, None)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
+                    if isinstance(item, ast.AST) and item.__class__ not in _LEAVES:
                         self.visit(item, scope)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and value.__class__ not in _LEAVES:
                 self.visit(value, scope)
 
     def _visit_all(self, nodes: Iterable[Optional[ast.AST]], scope: _Scope) -> None:
@@ -305,8 +312,10 @@ class _Indexer:
             scope.cls.qualname + "." if scope.cls else "")
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
         in_class = scope.cls is not None and scope.function is None
+        start = min([(d.lineno, d.col_offset) for d in node.decorator_list]
+                    + [(node.lineno, node.col_offset)])
         info = FunctionInfo(key, outer + node.name, (first, node.end_lineno),
-                            scope.cls.qualname if scope.cls else None)
+                            scope.cls.qualname if scope.cls else None, start=start)
         self.index.functions[key] = info
         self.index.nodes[key] = node
         if in_class:
@@ -366,11 +375,13 @@ class _Indexer:
 
     def visit_Lambda(self, node: ast.Lambda, scope: _Scope) -> None:
         self._visit_all(node.args.defaults, scope)
+        self._visit_all(node.args.kw_defaults, scope)
+        key = lambda_key(node.lineno, self._char_column(node))
+        self.index.lambdas.append(key)
         entry = self.entry_lambdas.pop(id(node), None)
         if entry is None:
             self.visit(node.body, scope)  # runs, if at all, where it is written
             return
-        key = lambda_key(node.lineno, self._char_column(node))
         region = scope.function.region if scope.function else self.statement_region
         info = FunctionInfo(key, "<lambda>", region, scope.cls.qualname if scope.cls else None)
         self.index.functions[key] = info
@@ -526,6 +537,16 @@ class _Indexer:
         if line.isascii():
             return node.col_offset
         return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+
+
+#: Nodes with nothing of interest below them.
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
+                     ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Load, ast.Store, ast.Del})
+_HANDLERS = {
+    getattr(ast, name[len("visit_"):]): method
+    for name, method in vars(_Indexer).items()
+    if name.startswith("visit_") and name != "visit_body" and hasattr(ast, name[len("visit_"):])
+}
 
 
 def _arguments(call: ast.Call, positions: Sequence[int], keywords: Sequence[str]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Dict, FrozenSet, Optional
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Tuple
 
 import libcst as cst
 
@@ -111,6 +111,11 @@ class NameTable:
         if target == _AMBIGUOUS:
             return None
         return canonical(f"{target}.{rest}" if rest else target)
+
+    def local_names_for(self, prefixes: Tuple[str, ...]) -> Tuple[str, ...]:
+        """Local names bound to anything under ``prefixes`` (``Dense`` for ``keras.layers.``)."""
+        return tuple(sorted(name for name, target in self._bindings.items()
+                            if target and target.startswith(prefixes)))
 
     def local_alias(self, qualified: str) -> Optional[str]:
         """A name this module can write ``qualified`` as (``tf`` for ``tensorflow``)."""

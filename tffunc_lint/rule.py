@@ -2,8 +2,10 @@
 
 A rule is a LibCST visitor over the code it cares about. ``Scope.TRACED`` rules see only
 nodes that run in graph context (the engine decides which, see ``graph_context``);
-``Scope.MODULE`` rules see the whole module and declare ``triggers`` (substrings) so the
-engine parses a file for them only when it could matter.
+``Scope.MODULE`` rules see the whole module. Every rule declares ``triggers``: text that must
+occur in a file (module rules) or in a traced region (traced rules) for the rule to find
+anything there. LibCST parsing is the costly step, so the engine parses only what some
+enabled rule's triggers point at; ``triggers_for`` may add names the module imports.
 
 The class docstring is the rule's documentation: a one-line summary, then the sections
 ``What it does``, ``Why is this bad?``, ``Example``, ``Use instead``, ``Known problems``
@@ -19,12 +21,13 @@ import inspect
 import pkgutil
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Pattern, Tuple, Union
 
 import libcst as cst
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import FileContext
+    from .names import NameTable
 
 DOC_SECTIONS = (
     "What it does",
@@ -48,11 +51,22 @@ class Rule:
     name: ClassVar[str]
     message: ClassVar[str]
     scope: ClassVar[Scope] = Scope.TRACED
-    triggers: ClassVar[Tuple[str, ...]] = ()
+    triggers: ClassVar[Tuple[Union[str, Pattern[str]], ...]] = ()
     fixable: ClassVar[bool] = False
 
     def __init__(self, context: "FileContext"):
         self.context = context
+
+    @classmethod
+    def triggers_for(cls, names: "NameTable") -> Tuple[Union[str, Pattern[str]], ...]:
+        """Trigger text (substrings or compiled patterns) for one module; by default the
+        class's ``triggers``."""
+        return cls.triggers
+
+    @staticmethod
+    def triggered(triggers: Tuple[Union[str, Pattern[str]], ...], text: str) -> bool:
+        return any((trigger in text) if isinstance(trigger, str) else trigger.search(text)
+                   for trigger in triggers)
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, *,
                replacement: Optional[cst.CSTNode] = None) -> None:

@@ -1,5 +1,7 @@
 """TFF101 print-in-tf-function."""
 
+import re
+
 import libcst as cst
 
 from ..rule import Rule
@@ -53,6 +55,7 @@ class PrintInTfFunction(Rule):
     code = "TFF101"
     name = "print-in-tf-function"
     message = "print() runs only while TensorFlow traces the function, not on every call; use tf.print()"
+    triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.qualified_name(node.func) == "builtins.print":

@@ -1,5 +1,6 @@
 """TFF301 variable-created-in-tf-function."""
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -79,6 +80,13 @@ class VariableCreatedInTfFunction(Rule):
     message = ("tf.Variable() inside a traced function raises ValueError (tf.function only "
                "supports singleton variables); create it once outside, e.g. in __init__, or "
                "guard it with `if self.v is None:`")
+
+    triggers = (re.compile(r"\bVariable\s*\(|\b(?:layers|optimizers)\.[A-Z]"),)
+
+    @classmethod
+    def triggers_for(cls, names):
+        imported = names.local_names_for(_KERAS_FACTORIES + ("tensorflow.Variable",))
+        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*\(") for name in imported)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
