@@ -20,7 +20,7 @@ from .config import (ConfigError, Settings, SettingsResolver, expand_selector, l
                      split_list)
 from .docs import render_rule
 from .files import PathError, collect
-from .output import FORMATS, write_findings, write_statistics
+from .output import FORMATS, write_findings, write_statistics, write_traced
 from .rule import all_rules, rule_by_code_or_name
 from .runner import lint_project
 
@@ -55,6 +55,9 @@ def _check_parser() -> argparse.ArgumentParser:
                         help="read [tool.tffunc-lint] from this file instead of searching")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--show-traced", action="store_true",
+                        help="list the functions found traced, with the reason, instead of "
+                             "findings")
     parser.add_argument("--statistics", action="store_true",
                         help="print the number of findings per rule instead of each finding")
     parser.add_argument("--exit-zero", action="store_true",
@@ -117,6 +120,9 @@ def run_check(argv: Sequence[str]) -> int:
         if result.fixed_source is not None:
             _write_fixed(result.path, result.fixed_source)
             fixed += result.fixes_applied
+    if args.show_traced:
+        write_traced(results, sys.stdout)
+        return EXIT_CLEAN
     if args.statistics:
         write_statistics(findings, sys.stdout)
     else:

@@ -39,3 +39,14 @@ def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
     counts = Counter((f.code, f.name) for f in findings)
     for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         stream.write(f"{count:>5}  {code}  {name}\n")
+
+
+def write_traced(results, stream: TextIO) -> None:
+    """``path:line: qualname [traced: reason]`` for every function found traced."""
+    for result in sorted(results, key=lambda r: r.path):
+        if not result.traced or result.index is None:
+            continue
+        functions = result.index.functions
+        for key, reason in sorted(result.traced.items(), key=lambda item: item[0][1:]):
+            stream.write(f"{result.path}:{key[1]}: {functions[key].qualname} "
+                         f"[traced: {reason.render(result.path)}]\n")

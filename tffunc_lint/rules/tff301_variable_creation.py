@@ -8,6 +8,18 @@ import libcst as cst
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
+#: Keras layers that own weights. Stateless layers (Dropout, Activation, pooling, reshaping,
+#: merging) create no variable, so making them inside traced code does not raise.
+_LAYERS_WITH_WEIGHTS = frozenset({
+    "Dense", "EinsumDense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "Convolution1D",
+    "Convolution2D", "Convolution3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+    "Convolution2DTranspose", "Convolution3DTranspose", "DepthwiseConv1D", "DepthwiseConv2D",
+    "SeparableConv1D", "SeparableConv2D", "SeparableConvolution1D", "SeparableConvolution2D",
+    "BatchNormalization", "LayerNormalization", "GroupNormalization", "Normalization",
+    "LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM1D",
+    "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "MultiHeadAttention", "PReLU",
+    "LocallyConnected1D", "LocallyConnected2D", "AdditiveAttention",
+})
 
 
 def _is_singleton_guard(test: cst.BaseExpression) -> bool:
@@ -30,9 +42,10 @@ class VariableCreatedInTfFunction(Rule):
     """`tf.Variable` (or a Keras layer or optimizer) created on every call of a traced function.
 
     ## What it does
-    Flags `tf.Variable(...)`, and the construction of Keras layers and optimizers (which
-    create variables), in code that TensorFlow traces, unless the creation is guarded so
-    that it happens only once.
+    Flags `tf.Variable(...)`, and the construction of Keras layers that own weights (`Dense`,
+    `Conv2D`, `Embedding`, `BatchNormalization`, recurrent layers …) and of Keras optimizers,
+    in code that TensorFlow traces, unless the creation is guarded so that it happens only
+    once.
 
     ## Why is this bad?
     A `tf.function` may create variables only once, on its first call. When it sees a
@@ -68,7 +81,9 @@ class VariableCreatedInTfFunction(Rule):
     ## Known problems
     Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
-    Other guards (a flag such as `self.built`) are not recognised and are reported.
+    Other guards (a flag such as `self.built`) are not recognised and are reported. Layers
+    without weights (`Dropout`, `Activation`, pooling, reshaping) are not reported: making
+    them on every call is wasteful but does not raise.
 
     ## References
     - [Better performance with tf.function: Creating tf.Variables](https://www.tensorflow.org/guide/function#creating_tfvariables)
@@ -94,11 +109,18 @@ class VariableCreatedInTfFunction(Rule):
             return
         if qualified == "tensorflow.Variable":
             self.report(node)
-        elif qualified.startswith(_KERAS_FACTORIES) and qualified.rpartition(".")[2][:1].isupper():
+        elif self._creates_variables(qualified):
             kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
             self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
                               "function creates new variables on every trace and raises "
                               "ValueError; create it once outside, e.g. in __init__")
+
+    @staticmethod
+    def _creates_variables(qualified: str) -> bool:
+        module, _, name = qualified.rpartition(".")
+        if module == "keras.layers":
+            return name in _LAYERS_WITH_WEIGHTS
+        return qualified.startswith("keras.optimizers.") and name[:1].isupper()
 
     def _guarded(self) -> bool:
         ancestors = self.context.ancestors
