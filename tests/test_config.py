@@ -169,7 +169,7 @@ PROJECT_DECORATOR = (
     "\n"
     "\n"
     "def my_traced(fn):\n"
-    "    return tf.function(fn)\n"
+    "    return registry.wrap(fn)  # wraps tf.function where this linter cannot see\n"
     "\n"
     "\n"
     "@my_traced\n"

@@ -40,3 +40,18 @@ def test_cross_module_reason_names_the_caller_and_its_file(capsys):
 def test_a_module_linted_alone_knows_only_itself(capsys):
     code, findings = lint_project_json(capsys, PROJECT / "proj" / "losses.py")
     assert (code, findings) == (0, [])
+
+
+def test_show_traced_lists_each_traced_function_with_its_reason(capsys):
+    assert main(["--isolated", "--show-traced", str(PROJECT / "proj" / "train.py")]) == 0
+    train = PROJECT / "proj" / "train.py"
+    assert capsys.readouterr().out == f"{train}:10: train_step [traced: @tf.function at line 9]\n"
+
+
+def test_project_decorator_that_wraps_tf_function_is_an_entry_point(capsys):
+    _, findings = lint_project_json(capsys, PROJECT)
+    agent = str(PROJECT / "proj" / "agent.py")
+    assert [(f["line"], f["reason"]) for f in findings if f["path"] == agent] == [
+        (7, "@utils.function (wraps tf.function) at line 5"),
+        (13, "@utils.function (wraps tf.function) at line 11"),
+    ]

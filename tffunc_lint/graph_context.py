@@ -69,6 +69,12 @@ class ProjectGraph:
                 if found:
                     add(*found, TraceReason(entry.how, entry.line, path=index.path,
                                             function=self._qualname(*found)))
+            for entry in index.decorated:
+                found = self.resolve(index, entry.target)
+                if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
+                    add(index.path, entry.decorated, TraceReason(
+                        f"{entry.how} (wraps tf.function)", entry.line, path=index.path,
+                        function=index.functions[entry.decorated].qualname))
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager:

@@ -89,6 +89,8 @@ class FunctionInfo:
     class_qualname: Optional[str] = None
     start: Tuple[int, int] = (0, 0)
     """Where the function's source starts (first decorator), to order functions by."""
+    wraps_tf_function: bool = False
+    """It returns ``tf.function(...)``: a project decorator such as ``common.function``."""
     edges: List[Tuple[Target, int, str]] = field(default_factory=list)
     """(what it calls, line, CALLED or PASSED)."""
 
@@ -110,6 +112,9 @@ class Entry:
     target: Target
     how: str
     line: int
+    decorated: Optional[FunctionKey] = None
+    """For a project decorator: the def it decorates (traced if the decorator wraps
+    tf.function)."""
 
 
 @dataclass
@@ -126,6 +131,8 @@ class ModuleIndex:
     entries: List[Entry] = field(default_factory=list)
     lambdas: List[FunctionKey] = field(default_factory=list)
     """Every lambda's key, entry point or not."""
+    decorated: List[Entry] = field(default_factory=list)
+    """Defs under project decorators: traced when the decorator wraps tf.function."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -267,6 +274,7 @@ class _Indexer:
         self.pending: List[Tuple[FunctionInfo, str, int, str]] = []
         self.pending_entries: List[Tuple[str, str, int]] = []
         self.statement_region = (1, 1)
+        self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -329,6 +337,13 @@ class _Indexer:
             if how:
                 self.index.entries.append(Entry(("local", key), how, decorator.lineno))
                 break
+        else:
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                found = self._callable(target, scope)
+                if found is not None and found[0] in ("name", "local", "external"):
+                    self.pending_decorated.append(
+                        (found, key, f"@{ast_dotted_name(target)}", decorator.lineno))
         inner = _Scope(info, scope if scope.function else None, scope.cls)
         for statement in node.body:
             self.visit(statement, inner)
@@ -372,6 +387,13 @@ class _Indexer:
                 class_name = ast_dotted_name(node.value.func)
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
+
+    def visit_Return(self, node: ast.Return, scope: _Scope) -> None:
+        value = node.value
+        if (scope.function is not None and isinstance(value, ast.Call)
+                and self._qualified(value.func) == TF_FUNCTION):
+            scope.function.wraps_tf_function = True
+        self.generic_visit(node, scope)
 
     def visit_Lambda(self, node: ast.Lambda, scope: _Scope) -> None:
         self._visit_all(node.args.defaults, scope)
@@ -457,6 +479,12 @@ class _Indexer:
         for name, how, line in self.pending_entries:
             if name in self.index.top_level:
                 self.index.entries.append(Entry(("local", self.index.top_level[name]), how, line))
+        for target, key, how, line in self.pending_decorated:
+            if target[0] == "name":
+                if target[1] not in self.index.top_level:
+                    continue
+                target = ("local", self.index.top_level[target[1]])
+            self.index.decorated.append(Entry(target, how, line, key))
 
     # resolution ----------------------------------------------------------------------------
     def _qualified(self, node: ast.expr) -> Optional[str]:
