@@ -24,7 +24,8 @@ def test_region_without_a_trigger_is_not_parsed(monkeypatch):
 
     parsed = []
     real_parse = libcst.parse_module
-    monkeypatch.setattr(libcst, "parse_module", lambda text: parsed.append(text) or real_parse(text))
+    monkeypatch.setattr(libcst, "parse_module",
+                        lambda text: parsed.append(text) or real_parse(text))
     findings = lint_snippet("""
         import tensorflow as tf
 
