@@ -21,7 +21,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -30,7 +30,7 @@ from . import noqa
 from .config import Settings
 from .finding import Finding, TraceReason
 from .files import module_name_for
-from .graph_context import GraphContext, Traced
+from .graph_context import GraphContext, Traced, TracedFunction
 from .index import INIT_SCOPE, PY_FUNCTIONS, ModuleIndex, def_key, lambda_key
 from .names import NameTable, dotted_name
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
@@ -62,12 +62,19 @@ class FileResult:
 class FileContext:
     """What a rule may ask while visiting: names, graph context, position; and ``report``."""
 
-    def __init__(self, path: str, names: NameTable, graph: GraphContext):
+    def __init__(self, path: str, names: NameTable, graph: GraphContext,
+                 tree: Optional[ast.Module] = None, text: str = ""):
         self.path = path
         self.names = names
         self.graph = graph
+        self.tree = tree
+        """The module's ``ast`` tree, for analyses over the whole module (see ``fact``)."""
+        self.text = text
         self.reason: Optional[TraceReason] = None
+        self.function: Optional[TracedFunction] = None
+        """The traced function being visited (None in module-scope code)."""
         self.local_names: FrozenSet[str] = frozenset()
+        self._facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
         self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
@@ -81,6 +88,12 @@ class FileContext:
         if dotted is None:
             return None
         return self.names.resolve(dotted, self.local_names)
+
+    def fact(self, name: str, compute: Callable[["FileContext"], object]):
+        """A module-wide analysis, computed once per file and shared by the rules."""
+        if name not in self._facts:
+            self._facts[name] = compute(self)
+        return self._facts[name]
 
     def module_alias(self, qualified: str) -> Optional[str]:
         """How this module spells an imported module, e.g. ``tf`` for ``tensorflow``."""
@@ -155,16 +168,17 @@ class _Walker(cst.CSTVisitor):
         given: a lambda written in traced code runs there, with its parameters as locals.
         """
         context = self.context
-        saved = context.reason, context.local_names
+        saved = context.reason, context.local_names, context.function
         traced = context.graph.get(key)
         if traced is not None:
             context.reason, context.local_names = traced.reason, traced.local_names
+            context.function = traced
         elif inherit is not None and context.reason is not None:
             context.local_names = context.local_names | inherit
         else:
-            context.reason, context.local_names = None, frozenset()
+            context.reason, context.local_names, context.function = None, frozenset(), None
         node.visit(self)
-        context.reason, context.local_names = saved
+        context.reason, context.local_names, context.function = saved
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.context.ancestors.append(node)
@@ -338,14 +352,14 @@ class _Analysis:
         self.graph = (GraphContext(self.index, traced) if traced is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names
+        context = FileContext(self.path, names, self.graph, tree, self.text)
         rule_classes = _enabled_rules(self.enabled)
-        triggers = {rule: rule.triggers_for(names) for rule in rule_classes}
+        triggers = {rule: rule.triggers_for(context) for rule in rule_classes}
         module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
                         and Rule.triggered(triggers[r], self.text)]
         traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
         if not module_rules and not traced_rules:
             return
-        context = FileContext(self.path, names, self.graph)
         if module_rules:
             rules = [rule(context) for rule in module_rules + traced_rules]
             tree_ = cst.parse_module(self.text)

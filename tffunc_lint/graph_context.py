@@ -16,7 +16,7 @@ from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tu
 
 from .finding import TraceReason
 from .index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
-from .names import function_local_names
+from .names import function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]
 
@@ -189,6 +189,10 @@ class TracedFunction:
     qualname: str
     reason: TraceReason
     local_names: FrozenSet[str]
+    """Parameters and names bound in the function's own scope."""
+    parameters: FrozenSet[str]
+    node: object = None
+    """The function's ``ast`` node while the file is being analysed."""
 
 
 class GraphContext:
@@ -212,7 +216,9 @@ class GraphContext:
         if function is None:
             node = self.index.nodes.get(key)
             names = function_local_names(node) if node is not None else frozenset()
-            function = TracedFunction(key, self.index.functions[key].qualname, reason, names)
+            parameters = parameter_names(node) if node is not None else frozenset()
+            function = TracedFunction(key, self.index.functions[key].qualname, reason, names,
+                                      parameters, node)
             self._functions[key] = function
         return function
 

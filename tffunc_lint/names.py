@@ -125,14 +125,19 @@ class NameTable:
         return None
 
 
-def function_local_names(func: ast.AST) -> FrozenSet[str]:
-    """Parameters and names a function or lambda binds in its own scope (imports excluded)."""
+def parameter_names(func: ast.AST) -> FrozenSet[str]:
     args = func.args
     names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     if args.vararg:
         names.add(args.vararg.arg)
     if args.kwarg:
         names.add(args.kwarg.arg)
+    return frozenset(names)
+
+
+def function_local_names(func: ast.AST) -> FrozenSet[str]:
+    """Parameters and names a function or lambda binds in its own scope (imports excluded)."""
+    names = set(parameter_names(func))
     if isinstance(func, ast.Lambda):
         return frozenset(names)
     declared_outer = set()

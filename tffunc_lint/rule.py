@@ -7,6 +7,11 @@ occur in a file (module rules) or in a traced region (traced rules) for the rule
 anything there. LibCST parsing is the costly step, so the engine parses only what some
 enabled rule's triggers point at; ``triggers_for`` may add names the module imports.
 
+What a rule may ask while visiting is on ``self.context`` (``FileContext``):
+``qualified_name(node)``, ``reason``/``function`` (the traced function being visited),
+``local_names``, ``ancestors``, ``graph``, ``names``, ``tree`` and ``fact(name, compute)``
+for module-wide analyses shared between rules.
+
 The class docstring is the rule's documentation: a one-line summary, then the sections
 ``What it does``, ``Why is this bad?``, ``Example``, ``Use instead``, ``Known problems``
 and ``References`` as Markdown ``##`` headings. The code blocks under ``Example`` and
@@ -27,7 +32,6 @@ import libcst as cst
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import FileContext
-    from .names import NameTable
 
 DOC_SECTIONS = (
     "What it does",
@@ -58,9 +62,9 @@ class Rule:
         self.context = context
 
     @classmethod
-    def triggers_for(cls, names: "NameTable") -> Tuple[Union[str, Pattern[str]], ...]:
+    def triggers_for(cls, context: "FileContext") -> Tuple[Union[str, Pattern[str]], ...]:
         """Trigger text (substrings or compiled patterns) for one module; by default the
-        class's ``triggers``."""
+        class's ``triggers``. ``context`` offers the module's names, graph and tree."""
         return cls.triggers
 
     @staticmethod

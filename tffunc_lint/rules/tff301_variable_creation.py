@@ -99,8 +99,8 @@ class VariableCreatedInTfFunction(Rule):
     triggers = (re.compile(r"\bVariable\s*\(|\b(?:layers|optimizers)\.[A-Z]"),)
 
     @classmethod
-    def triggers_for(cls, names):
-        imported = names.local_names_for(_KERAS_FACTORIES + ("tensorflow.Variable",))
+    def triggers_for(cls, context):
+        imported = context.names.local_names_for(_KERAS_FACTORIES + ("tensorflow.Variable",))
         return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*\(") for name in imported)
 
     def visit_Call(self, node: cst.Call) -> None:
