@@ -7,6 +7,7 @@ Exit codes: 0 no findings, 1 findings, 2 usage error, bad configuration or inter
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import json
 import os
 import shutil
@@ -63,6 +64,9 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--exit-zero", action="store_true",
                         help="exit 0 even when there are findings")
     parser.add_argument("--fix", action="store_true", help="apply the available safe fixes")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="also offer fixes that change behaviour on purpose "
+                             "(print() to tf.print())")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="worker processes (default: number of CPUs)")
     parser.add_argument("--version", action="version", version=f"tffunc-lint {__version__}")
@@ -88,7 +92,10 @@ def _settings_for(args: argparse.Namespace) -> Callable[[str], Settings]:
         fixed = load_settings(path)
     else:
         fixed = None
-    return SettingsResolver(fixed, overrides).for_path
+    resolve = SettingsResolver(fixed, overrides).for_path
+    if not args.unsafe_fixes:
+        return resolve
+    return lambda path: replace(resolve(path), unsafe_fixes=True)
 
 
 def _write_fixed(path: str, content: bytes) -> None:

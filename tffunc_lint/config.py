@@ -63,6 +63,7 @@ class Settings:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Tuple[str, ...] = ()
     extra_traced_decorators: Tuple[str, ...] = ()
+    unsafe_fixes: bool = False
     root: str = "."
     source: str = ""
     enabled: FrozenSet[str] = field(default=frozenset(), compare=False)

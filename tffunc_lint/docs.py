@@ -19,6 +19,9 @@ def render_rule(rule: type) -> str:
              f"Message: ``{rule.code} {rule.message}``", ""]
     if rule.fixable:
         parts += ["Fix: available with `tffunc-lint --fix`.", ""]
+    elif rule.unsafe_fixable:
+        parts += ["Fix: available with `tffunc-lint --fix --unsafe-fixes` (changes behaviour).",
+                  ""]
     for section in DOC_SECTIONS:
         if section in docs.sections:
             parts += [f"## {section}", docs.sections[section], ""]
@@ -28,7 +31,7 @@ def render_rule(rule: type) -> str:
 def render_index() -> str:
     rows = ["# Rules", "", "| Code | Name | Summary | Fix |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
-        fix = "yes" if rule.fixable else ""
+        fix = "yes" if rule.fixable else "unsafe" if rule.unsafe_fixable else ""
         rows.append(f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | "
                     f"{rule.docs().summary} | {fix} |")
     return "\n".join(rows) + "\n"

@@ -74,6 +74,7 @@ class FileContext:
         self.function: Optional[TracedFunction] = None
         """The traced function being visited (None in module-scope code)."""
         self.local_names: FrozenSet[str] = frozenset()
+        self.unsafe_fixes = False
         self._facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
@@ -353,6 +354,7 @@ class _Analysis:
                       else GraphContext.for_module(self.index))
         names = self.index.names
         context = FileContext(self.path, names, self.graph, tree, self.text)
+        context.unsafe_fixes = self.settings.unsafe_fixes
         rule_classes = _enabled_rules(self.enabled)
         triggers = {rule: rule.triggers_for(context) for rule in rule_classes}
         module_rules = [r for r in rule_classes if r.scope is Scope.MODULE

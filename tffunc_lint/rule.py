@@ -57,6 +57,9 @@ class Rule:
     scope: ClassVar[Scope] = Scope.TRACED
     triggers: ClassVar[Tuple[Union[str, Pattern[str]], ...]] = ()
     fixable: ClassVar[bool] = False
+    """Offers a safe fix, applied by ``--fix``."""
+    unsafe_fixable: ClassVar[bool] = False
+    """Offers a fix that changes behaviour on purpose, applied by ``--fix --unsafe-fixes``."""
 
     def __init__(self, context: "FileContext"):
         self.context = context
@@ -73,8 +76,11 @@ class Rule:
                    for trigger in triggers)
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, *,
-               replacement: Optional[cst.CSTNode] = None) -> None:
-        """Report ``node``; ``replacement`` is a safe fix that swaps ``node`` for it."""
+               replacement: Optional[cst.CSTNode] = None, unsafe: bool = False) -> None:
+        """Report ``node``; ``replacement`` is a fix that swaps ``node`` for it, ``unsafe``
+        if it changes what the program does (applied only with ``--unsafe-fixes``)."""
+        if unsafe and not self.context.unsafe_fixes:
+            replacement = None
         self.context.report(self, node, message or self.message, replacement)
 
     # -- documentation --------------------------------------------------------------------

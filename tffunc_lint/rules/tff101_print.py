@@ -7,6 +7,10 @@ import libcst as cst
 from ..rule import Rule
 
 
+#: Keywords of print() that tf.print() accepts with the same meaning.
+_TF_PRINT_KEYWORDS = frozenset({"sep", "end"})
+
+
 class PrintInTfFunction(Rule):
     """`print()` in traced code runs once per trace, not once per call.
 
@@ -47,6 +51,11 @@ class PrintInTfFunction(Rule):
     `tf.print` writes to standard error by default; pass
     `output_stream=sys.stdout` to keep printing to standard output.
 
+    `tffunc-lint --fix --unsafe-fixes` rewrites `print(...)` to `tf.print(...)` (unsafe
+    because the program then prints on every call, to standard error) when the module imports
+    TensorFlow under a name and the call passes only positional arguments, `sep=` or `end=`
+    (`file=` and `flush=` have no `tf.print` equivalent).
+
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
     - [`tf.print`](https://www.tensorflow.org/api_docs/python/tf/print)
@@ -57,6 +66,18 @@ class PrintInTfFunction(Rule):
     message = "print() runs only while TensorFlow traces the function, not on every call; use tf.print()"
     triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
+    unsafe_fixable = True
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.qualified_name(node.func) == "builtins.print":
-            self.report(node)
+            self.report(node, replacement=self._tf_print(node), unsafe=True)
+
+    def _tf_print(self, node: cst.Call):
+        """``tf.print(...)`` with the same arguments, when that means the same thing."""
+        alias = self.context.module_alias("tensorflow")
+        if alias is None or alias in self.context.local_names:
+            return None
+        for arg in node.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value not in _TF_PRINT_KEYWORDS):
+                return None
+        return node.with_changes(func=cst.Attribute(cst.Name(alias), cst.Name("print")))
