@@ -1,0 +1,81 @@
+"""TFF204 eager-only-call."""
+
+import re
+
+import libcst as cst
+
+from ..eager_branches import in_eager_branch
+from ..tensor_taint import is_tainted
+from ..rule import Rule
+
+
+class EagerOnlyCall(Rule):
+    """`.numpy()` (or `.item()` on a tensor) in traced code, where tensors have no value yet.
+
+    ## What it does
+    Flags calls to `.numpy()` in code that TensorFlow traces into a graph, and calls to
+    `.item()` on values derived from the traced function's parameters (its tensors).
+
+    ## Why is this bad?
+    While `tf.function` traces, tensors are symbolic: they describe a computation and have no
+    value yet. `Tensor.numpy()` exists only for eager tensors, so the trace fails with
+    `AttributeError: 'SymbolicTensor' object has no attribute 'numpy'` (a variable raises
+    `NotImplementedError`), and tensors have no `.item()` at all. Code that works eagerly or
+    in a notebook breaks as soon as it is decorated. Stay in TensorFlow: use the tensor
+    itself, or TensorFlow ops on it.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    @tf.function
+    def scale(x, factor):
+        return x * factor.numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    @tf.function
+    def scale(x, factor):
+        return x * factor
+    ```
+
+    ## Known problems
+    Calls inside `if tf.executing_eagerly():` (or after `if not tf.executing_eagerly():
+    return ...`) are not flagged: that branch never runs while tracing, and it is the
+    documented way to keep eager-only code in a function that may be traced. Code run through
+    `tf.py_function` is eager and not flagged either. `.item()` is flagged only on values that
+    derive from the function's parameters; NumPy arrays made elsewhere have a legitimate
+    `.item()`. Any `.numpy()` is reported, whatever its receiver.
+
+    ## References
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
+    - [`tf.executing_eagerly`](https://www.tensorflow.org/api_docs/python/tf/executing_eagerly)
+    """
+
+    code = "TFF204"
+    name = "eager-only-call"
+    message = (".numpy() fails while tf.function traces (tensors have no value in a graph); "
+               "use the tensor and TensorFlow ops directly, or guard eager-only code with "
+               "`if tf.executing_eagerly():`")
+    triggers = (re.compile(r"\.\s*(?:numpy|item)\s*\(\s*\)"),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if node.args or not isinstance(func, cst.Attribute) or func.attr.value not in (
+                "numpy", "item"):
+            return
+        if self.context.qualified_name(func.value) is not None:
+            return  # a module or a class (``tnp.numpy()``), not a tensor
+        if func.attr.value == "item" and not is_tainted(self.context, func.value):
+            return
+        if in_eager_branch(self.context.ancestors, self.context.qualified_name):
+            return
+        if func.attr.value == "item":
+            self.report(node, ".item() does not exist on tensors and fails while tf.function "
+                              "traces; use the tensor directly (tf.squeeze/tf.reshape)")
+        else:
+            self.report(node)
