@@ -1,0 +1,188 @@
+"""TFF104 python-randomness-or-clock."""
+
+import ast
+import re
+from typing import FrozenSet, Optional
+
+import libcst as cst
+
+from ..eager_branches import in_eager_branch
+from ..names import ast_dotted_name, dotted_name
+from ..rule import Rule
+
+_RANDOM_FIX = ("use tf.random (stateless ops such as tf.random.stateless_uniform, or a "
+               "tf.random.Generator)")
+_CLOCK_FIX = "use tf.timestamp()"
+#: Module functions that do not draw a value: seeding, state, generator classes.
+_NOT_DRAWS = frozenset({"seed", "getstate", "setstate", "get_state", "set_state"})
+#: Generator classes and factories: drawing from an unseeded one made in traced code is frozen.
+_GENERATORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.RandomState", "random.Random",
+    "random.SystemRandom",
+})
+_CLOCK = frozenset({
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
+    "time.monotonic", "time.monotonic_ns", "time.process_time", "time.process_time_ns",
+    "time.thread_time", "time.thread_time_ns", "datetime.datetime.now",
+    "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
+})
+#: Time functions that read the clock only when called without an argument.
+_CLOCK_WITHOUT_ARGUMENT = frozenset({"time.localtime", "time.gmtime", "time.ctime",
+                                     "time.asctime"})
+_ENTROPY = frozenset({"uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getrandom"})
+_SECRETS = "secrets."
+
+
+def _kind(qualified: str, node: cst.Call) -> Optional[str]:
+    """"random", "clock" or "entropy" when calling ``qualified`` draws a fresh value."""
+    module, _, name = qualified.rpartition(".")
+    if module in ("numpy.random", "random"):
+        if name in _NOT_DRAWS or name[:1].isupper() or qualified in _GENERATORS:
+            return None
+        return "random"
+    if qualified in _CLOCK:
+        return "clock"
+    if qualified in _CLOCK_WITHOUT_ARGUMENT and not node.args:
+        return "clock"
+    if qualified == "time.strftime" and len(node.args) == 1:
+        return "clock"
+    if qualified in _ENTROPY or (qualified.startswith(_SECRETS) and name[:1].islower()):
+        return "entropy"
+    return None
+
+
+def _unseeded_generator(node: cst.BaseExpression, resolve) -> bool:
+    """``np.random.default_rng()`` / ``random.Random()`` made without a fixed seed."""
+    if not isinstance(node, cst.Call) or resolve(node.func) not in _GENERATORS:
+        return False
+    if not node.args:
+        return True
+    first = node.args[0].value
+    return len(node.args) == 1 and isinstance(first, cst.Name) and first.value == "None"
+
+
+class PythonRandomnessOrClock(Rule):
+    """Python randomness or clock reads in traced code become constants of the graph.
+
+    ## What it does
+    Flags calls that draw a fresh Python value, such as `np.random.*`, the standard `random`
+    module, `time.time()`, `time.perf_counter()`, `datetime.datetime.now()`,
+    `uuid.uuid4()`, `os.urandom()` and `secrets.*`, in code that TensorFlow traces.
+
+    ## Why is this bad?
+    `tf.function` runs the Python body only while it traces. The value such a call returns
+    is computed once, at trace time, and baked into the graph as a constant: every later
+    call gets the same "random" number or the same timestamp. Nothing fails, the results are
+    just silently wrong (identical dropout masks, identical noise, a frozen clock).
+    TensorFlow's own random ops and `tf.timestamp()` are graph operations that run on every
+    call.
+
+    ## Example
+    ```python
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.function
+    def add_noise(x):
+        return x + np.random.normal()
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    generator = tf.random.Generator.from_seed(42)
+
+    @tf.function
+    def add_noise(x):
+        return x + generator.normal([])
+    ```
+
+    ## Known problems
+    Seeding (`np.random.seed`, `random.seed`) is not flagged, and neither are draws from a
+    generator object made outside the traced function (`rng.normal()` on a
+    `np.random.default_rng()` created at module level): the value is frozen just the same,
+    but the receiver cannot be told from any other object statically. Draws from a generator
+    made inside the traced function are flagged only when it has no fixed seed, since a
+    seeded one returns the same values on every call anyway. Code inside
+    `if tf.executing_eagerly():` never runs while tracing and is not flagged.
+
+    ## References
+    - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
+    - [Random number generation](https://www.tensorflow.org/guide/random_numbers)
+    - [`tf.timestamp`](https://www.tensorflow.org/api_docs/python/tf/timestamp)
+    """
+
+    code = "TFF104"
+    name = "python-randomness-or-clock"
+    message = ("Python randomness runs only while tf.function traces: the value is frozen into "
+               f"the graph; {_RANDOM_FIX}")
+    triggers = (re.compile(r"\b(?:random|rng|time|now|utcnow|today|uuid[14]|urandom|"
+                           r"getrandom|secrets|Random|RandomState|default_rng)\b"),)
+
+    @classmethod
+    def triggers_for(cls, context):
+        prefixes = ("numpy.random", "random.", "time.", "datetime.", "uuid.", "os.urandom",
+                    "os.getrandom", "secrets.")
+        imported = context.names.local_names_for(prefixes)
+        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*\(") for name in imported)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        kind = _kind(qualified, node) if qualified else None
+        if kind is None and self._draws_from_unseeded_generator(node):
+            kind, qualified = "random", None
+        if kind is None or in_eager_branch(self.context.ancestors, self.context.qualified_name):
+            return
+        spelled = (f"{dotted_name(node.func)}()" if qualified else
+                   f"{cst.Module(body=[]).code_for_node(node.func)}() on an unseeded generator")
+        if kind == "random":
+            message = (f"{spelled} runs only while tf.function traces: the random value is "
+                       f"frozen into the graph as a constant; {_RANDOM_FIX}")
+        elif kind == "clock":
+            message = (f"{spelled} runs only while tf.function traces: the time is frozen "
+                       f"into the graph as a constant; {_CLOCK_FIX}")
+        else:
+            message = (f"{spelled} runs only while tf.function traces: the value is frozen "
+                       f"into the graph as a constant; {_RANDOM_FIX}, or tf.py_function on "
+                       "purpose")
+        self.report(node, message)
+
+    def _draws_from_unseeded_generator(self, node: cst.Call) -> bool:
+        """``np.random.default_rng().normal()``, or ``rng.normal()`` where this function
+        assigned ``rng = np.random.default_rng()``."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value in _NOT_DRAWS:
+            return False
+        resolve = self.context.qualified_name
+        if _unseeded_generator(func.value, resolve):
+            return True
+        if not isinstance(func.value, cst.Name):
+            return False
+        generators = self.context.fact("tff104.unseeded", lambda _: {})
+        function = self.context.function
+        if function is None or function.node is None:
+            return False
+        if function.key not in generators:
+            generators[function.key] = self._unseeded_names(function.node)
+        return func.value.value in generators[function.key]
+
+    def _unseeded_names(self, function: ast.AST) -> FrozenSet[str]:
+        """Local names this function assigns an unseeded generator to."""
+        found = set()
+        for statement in ast.walk(function):
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name)
+                    and _ast_unseeded_generator(statement.value, self.context.names)):
+                found.add(statement.targets[0].id)
+        return frozenset(found)
+
+
+def _ast_unseeded_generator(node: ast.expr, names) -> bool:
+    if not isinstance(node, ast.Call) or node.keywords:
+        return False
+    dotted = ast_dotted_name(node.func)
+    if dotted is None or names.resolve(dotted) not in _GENERATORS:
+        return False
+    return not node.args or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                             and node.args[0].value is None)
