@@ -1,0 +1,188 @@
+"""TFF102 external-container-mutation."""
+
+import re
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from ..container_provenance import Origin, Provenance, in_lazy_initialization, origin
+from ..names import dotted_name
+from ..rule import Rule
+
+#: Methods that change a list, dict, set or deque in place.
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "add", "discard", "appendleft", "extendleft",
+                       "popitem", "popleft"})
+#: Mutators that only a list or a dict has: safe to report on a value nothing else says is
+#: a container (a parameter, an item of a container). ``update``/``add``/``pop`` are also
+#: methods of metrics, optimizers and layers.
+_CONTAINER_ONLY = frozenset({"append", "extend", "insert", "setdefault"})
+
+
+def _base(node: cst.BaseExpression) -> Tuple[Optional[str], int]:
+    """The dotted name under a chain of subscripts (``self.stats`` for
+    ``self.stats["loss"][0]``) and how many subscripts there are."""
+    depth = 0
+    while isinstance(node, cst.Subscript):
+        node, depth = node.value, depth + 1
+    return dotted_name(node), depth
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _string_key(node: cst.Subscript) -> bool:
+    """``x["key"]``: an item of a dict, not of a tensor."""
+    return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, _STRINGS))
+
+
+class ExternalContainerMutation(Rule):
+    """A Python list, dict or set that outlives the call is mutated in traced code.
+
+    ## What it does
+    Flags in-place changes (`append`, `extend`, `insert`, `pop`, `remove`, `clear`,
+    `update`, `setdefault`, `add`, `discard`, `x[k] = v`, `del x[k]`) of a Python container
+    that exists before the traced function runs and after it returns: a module global, a
+    variable of an enclosing function that is not traced, an attribute such as
+    `self.history`, or a parameter of a `tf.function`.
+
+    ## Why is this bad?
+    `tf.function` runs the Python body only while it traces a graph. A Python list is not
+    part of that graph: `history.append(x)` happens once, on the first call (and again on
+    each retrace), and never on the calls that reuse the graph. What it stores is a symbolic
+    tensor of that trace, which has no value and cannot be used outside it. Mutating a
+    parameter of a `tf.function` fails outright: `ValueError: ... should not modify its
+    Python input arguments`. Return the values instead, collect them in a `tf.TensorArray`,
+    or keep state in a `tf.Variable`.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    history = []
+
+    @tf.function
+    def step(x):
+        history.append(x)
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    history = []
+
+    @tf.function
+    def step(x):
+        return x * 2
+
+    for value in (1.0, 2.0, 3.0):
+        history.append(step(tf.constant(value)))
+    ```
+
+    ## Known problems
+    A container is reported only when the module shows it is one: a global, closure variable
+    or attribute must be bound to a list/dict/set display or constructor (`CACHE = {}`,
+    `self.history = []` in `__init__`), so methods called `update` or `add` on metrics,
+    optimizers or layers are not reported. Parameters are reported only in a function that
+    is itself a `tf.function`, for `append`/`extend`/`insert`/`setdefault` and item
+    assignment with a string key. Containers created by the traced function (a local list
+    filled by a Python loop) are fine and not reported, nor is code inside
+    `with tf.init_scope():`. A local name that aliases an outside container
+    (`h = self.history; h.append(x)`) is not followed. Caching on purpose at trace time
+    (a dict of per-shape constants) is reported too; add `# noqa: TFF102` to keep it.
+
+    ## References
+    - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
+    - [Better performance with tf.function: All outputs of a tf.function must be return values](https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values)
+    - [`tf.TensorArray`](https://www.tensorflow.org/api_docs/python/tf/TensorArray)
+    """
+
+    code = "TFF102"
+    name = "external-container-mutation"
+    message = ("mutating a Python container that outlives the call happens only while "
+               "tf.function traces (not on every call) and leaks symbolic tensors; use return "
+               "values, a tf.TensorArray or a tf.Variable")
+
+    triggers = (
+        re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
+        re.compile(r"\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"),
+        re.compile(r"\bdel\b"),
+    )
+
+    # -- method calls ---------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _MUTATORS:
+            return
+        method = func.attr.value
+        name, depth = _base(func.value)
+        if name is None:
+            return
+        found = origin(self.context, name)
+        if not found.outlives_call:
+            return
+        if found.provenance is Provenance.PARAMETER:
+            if method in _CONTAINER_ONLY and self._entry_point():
+                self._report_parameter(node, found)
+            return
+        if found.kind is None or (depth and method not in _CONTAINER_ONLY):
+            return
+        self._report(node, found)
+
+    # -- item assignment and deletion --------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._item(node, target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._item(node, node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._item(node, node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._item(node, node.target)
+
+    def _item(self, statement: cst.CSTNode, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._item(statement, element.value)
+            return
+        if not isinstance(target, cst.Subscript):
+            return
+        name, _ = _base(target.value)
+        if name is None:
+            return
+        found = origin(self.context, name)
+        if not found.outlives_call:
+            return
+        if found.provenance is Provenance.PARAMETER:
+            if _string_key(target) and self._entry_point():
+                self._report_parameter(statement, found)
+            return
+        if found.kind is not None:
+            self._report(statement, found)
+
+    # -- reporting ------------------------------------------------------------------------
+    def _entry_point(self) -> bool:
+        """The traced function is a ``tf.function`` itself: TensorFlow checks that it leaves
+        its arguments alone."""
+        reason = self.context.reason
+        return (reason is not None and reason.via is None
+                and (reason.how.startswith("@") or reason.how == "tf.function(...)"))
+
+    def _report(self, node: cst.CSTNode, found: Origin) -> None:
+        if in_lazy_initialization(self.context.ancestors):
+            return
+        self.report(node, f"{found.description} outlives the call: mutating it happens only "
+                          "while tf.function traces (not on every call) and leaks symbolic "
+                          "tensors; use return values, a tf.TensorArray or a tf.Variable")
+
+    def _report_parameter(self, node: cst.CSTNode, found: Origin) -> None:
+        self.report(node, f"mutating {found.description} of a tf.function raises ValueError "
+                          "(it must not modify its Python input arguments); use a copy "
+                          "(`dict(x)`, `list(x)`) or return the new value")
