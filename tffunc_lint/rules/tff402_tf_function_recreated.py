@@ -1,0 +1,352 @@
+"""TFF402 tf-function-recreated."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ..index import TF_FUNCTION, def_key
+from ..names import ast_dotted_name, dotted_name
+from ..rule import Rule, Scope
+from ..source_lines import SourceLines, tf_function_lines
+from ..test_code import is_test_class, is_test_function
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+_ON_THE_SPOT = ("tf.function(f)(...) builds, traces and throws away a new tf.function on "
+                "every call; create the tf.function once (decorate f, or wrap it at module "
+                "level) and call that")
+_IN_LOOP = ("tf.function(...) inside a loop creates and retraces a new tf.function on every "
+            "pass; create it once, before the loop")
+_NESTED = ("`@tf.function` on a nested function that is created and called within each call "
+           "of `{outer}` retraces on every call of `{outer}`; create it once (at module "
+           "level, or stored on the object) and reuse it")
+_NESTED_LOOP = ("`@tf.function` on a function defined inside a loop creates and retraces a "
+                "new tf.function on every pass; create it once, before the loop")
+
+
+@dataclass
+class Recreations:
+    """Ordinal of each tf.function expression/decorator (in source order) → message."""
+
+    flagged: Dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Frame:
+    """A function (or the module) being scanned, with the loops open inside it."""
+
+    node: Optional[ast.AST]
+    traced: bool
+    loops: List[Tuple[ast.AST, Set[str]]] = field(default_factory=list)
+
+
+def _stored_names(nodes) -> Set[str]:
+    names: Set[str] = set()
+    for node in nodes:
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            elif isinstance(child, _FUNCTIONS + (ast.ClassDef,)):
+                names.add(child.name)
+    return names
+
+
+def _read_names(node: ast.AST) -> Set[str]:
+    return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+
+
+def _is_cache_guard(test: ast.expr) -> bool:
+    """``if key not in cache:``, ``if f is None:``, ``if not hasattr(...)``: made once."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and any(
+                isinstance(op, (ast.NotIn, ast.In, ast.Is, ast.IsNot)) for op in node.ops):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("hasattr", "getattr")):
+            return True
+    return False
+
+
+def _uses(scope: ast.AST, name: str, definition: ast.AST) -> Tuple[bool, bool, bool]:
+    """How ``scope``'s own code uses ``name``: (called with arguments, called in a loop,
+    escapes).
+
+    Any use other than a call (returned, stored, passed on, used by a nested function,
+    declared global/nonlocal) lets the function outlive one call of ``scope``. A call without
+    arguments runs a block of code as a graph once (its inputs are closures, so it could not
+    reuse a trace anyway): not counted as a call.
+    """
+    called = in_loop = escapes = False
+    body = scope.body if isinstance(scope, _FUNCTIONS) else [scope]
+    stack = [(node, False, False) for node in body]
+    while stack:
+        node, looped, nested = stack.pop()
+        if node is definition:
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            escapes = True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+            if nested:
+                escapes = True
+            called = called or bool(node.args or node.keywords)
+            in_loop = in_loop or looped
+            children = list(node.args) + [k.value for k in node.keywords]
+            stack.extend((child, looped, nested) for child in children)
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            escapes = True
+        inner_nested = nested or isinstance(node, _FUNCTIONS + (ast.Lambda, ast.ClassDef))
+        inner_looped = looped or isinstance(node, _LOOPS + _COMPREHENSIONS)
+        stack.extend((child, inner_looped, inner_nested) for child in ast.iter_child_nodes(node))
+    return called, in_loop, escapes
+
+
+def _wraps_now(call: ast.Call) -> bool:
+    """``tf.function(f, ...)`` wraps ``f``; ``tf.function(jit_compile=True)`` is a decorator
+    factory, applied by the call around it."""
+    return bool(call.args) or any(k.arg in ("func", None) for k in call.keywords)
+
+
+def _implements(call: Optional[ast.Call]) -> bool:
+    """``experimental_implements=``: a composite op, meant to be built inside another graph."""
+    return call is not None and any(k.arg == "experimental_implements" for k in call.keywords)
+
+
+class _Scanner:
+    """One pass over the module's ``ast``: finds tf.function objects made on each pass."""
+
+    def __init__(self, context, lines: SourceLines):
+        self.lines = lines
+        self.names = context.names
+        self.traced = context.graph.traced if context.graph is not None else {}
+        self.events: List[Tuple[Tuple[int, int], Optional[str]]] = []
+        self.parents: List[ast.AST] = []
+
+    def is_tf_function(self, node: ast.expr) -> bool:
+        dotted = ast_dotted_name(node)
+        return dotted is not None and self.names.resolve(dotted) == TF_FUNCTION
+
+    def scan(self, tree: ast.Module) -> Recreations:
+        self._visit(tree, _Frame(None, False), guarded=False)
+        result = Recreations()
+        for ordinal, (_, message) in enumerate(sorted(self.events, key=lambda e: e[0])):
+            if message is not None:
+                result.flagged[ordinal] = message
+        return result
+
+    def _children(self, node: ast.AST, children, frame: _Frame, guarded: bool) -> None:
+        self.parents.append(node)
+        touches = self.lines.touches
+        for child in children:
+            if touches(child):
+                self._visit(child, frame, guarded)
+        self.parents.pop()
+
+    def _visit(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
+        if isinstance(node, _FUNCTIONS):
+            self._definition(node, frame, guarded)
+            in_class = bool(self.parents) and isinstance(self.parents[-1], ast.ClassDef)
+            # Code traced anyway, and tests (each runs once, and wraps functions on purpose).
+            exempt = (frame.traced or def_key(node.lineno, node.name) in self.traced
+                      or is_test_function(node, in_class or frame.node is not None)
+                      or any(isinstance(p, ast.ClassDef) and is_test_class(p)
+                             for p in self.parents))
+            self._children(node, [node.args] + ([node.returns] if node.returns else []),
+                           frame, guarded)
+            self._children(node, node.body, _Frame(node, exempt), False)
+            return
+        if isinstance(node, ast.Lambda):
+            self._children(node, [node.args], frame, guarded)
+            self._children(node, [node.body], _Frame(node, frame.traced), False)
+            return
+        if isinstance(node, ast.Call) and self.is_tf_function(node.func):
+            self.events.append(((node.lineno, node.col_offset), self._judge_call(node, frame, guarded)))
+        if isinstance(node, _LOOPS):
+            self._loop(node, frame, guarded)
+            return
+        if isinstance(node, _COMPREHENSIONS):
+            frame.loops.append((node, _stored_names(node.generators)))
+            self._children(node, ast.iter_child_nodes(node), frame, guarded)
+            frame.loops.pop()
+            return
+        if isinstance(node, ast.If) and frame.loops and _is_cache_guard(node.test):
+            self._children(node, [node.test], frame, guarded)
+            self._children(node, node.body + node.orelse, frame, True)
+            return
+        self._children(node, ast.iter_child_nodes(node), frame, guarded)
+
+    def _loop(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
+        is_for = isinstance(node, (ast.For, ast.AsyncFor))
+        self._children(node, [node.iter] if is_for else [node.test], frame, guarded)
+        frame.loops.append((node, _stored_names(([node.target] if is_for else []) + node.body)))
+        self._children(node, node.body, frame, guarded)
+        frame.loops.pop()
+        self._children(node, node.orelse, frame, guarded)
+
+    def _judge_call(self, call: ast.Call, frame: _Frame, guarded: bool) -> Optional[str]:
+        if frame.traced or _implements(call):
+            return None  # runs once per trace of the enclosing function, not per call
+        created = call
+        parents = self.parents
+        depth = len(parents)
+        if not _wraps_now(call):
+            if not (depth and isinstance(parents[-1], ast.Call) and parents[-1].func is call):
+                return None
+            created, depth = parents[-1], depth - 1
+        user = parents[depth - 1] if depth else None
+        if isinstance(user, ast.Call) and user.func is created:
+            return _ON_THE_SPOT if frame.node is not None or frame.loops else None
+        if frame.loops and not guarded:
+            _, bound = frame.loops[-1]
+            if not (_read_names(created) & bound):
+                return _IN_LOOP
+        return None
+
+    def _definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
+        """A def decorated with tf.function: one event per such decorator."""
+        tf_decorators = [d for d in node.decorator_list
+                         if self.is_tf_function(d.func if isinstance(d, ast.Call) else d)]
+        message = None
+        if tf_decorators and not frame.traced and not any(
+                _implements(d) for d in tf_decorators if isinstance(d, ast.Call)):
+            message = self._judge_definition(node, frame, guarded)
+        self.parents.append(node)
+        for decorator in node.decorator_list:
+            if decorator in tf_decorators:
+                self.events.append(((decorator.lineno, decorator.col_offset), message))
+                if isinstance(decorator, ast.Call):
+                    self._children(decorator, decorator.args + [k.value for k in decorator.keywords],
+                                   frame, guarded)
+            else:
+                self._visit(decorator, frame, guarded)
+        self.parents.pop()
+
+    def _judge_definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> Optional[str]:
+        if frame.loops and not guarded:
+            loop, _ = frame.loops[-1]
+            called, _, escapes = _uses(loop, node.name, node)
+            return _NESTED_LOOP if called and not escapes else None
+        if not isinstance(frame.node, _FUNCTIONS):
+            return None
+        called, in_loop, escapes = _uses(frame.node, node.name, node)
+        if called and not in_loop and not escapes:
+            return _NESTED.format(outer=frame.node.name)
+        return None
+
+
+def recreations(context) -> Recreations:
+    """The module's tf.function objects made on each pass (a ``context.fact``).
+
+    Only the statements whose lines can name ``tf.function`` are scanned."""
+    if context.tree is None:
+        return Recreations()
+    lines = tf_function_lines(context.text, context.names)
+    if not lines:
+        return Recreations()
+    return _Scanner(context, lines).scan(context.tree)
+
+
+class TfFunctionRecreated(Rule):
+    """A new `tf.function` object made on every pass, so it retraces every time.
+
+    ## What it does
+    Flags `tf.function` objects that are created again each time the code around them runs:
+    `tf.function(...)` inside a loop, `tf.function(f)(args)` invoked on the spot, and a
+    `@tf.function` def nested in a function (or a loop) that is created and called within
+    one call of that function (or one pass of that loop).
+
+    ## Why is this bad?
+    Traces are cached on the `tf.function` object. A new object starts with an empty cache,
+    so every call traces the Python function again (the slowest part of `tf.function`) and
+    then throws the graph away: the code runs slower than without `tf.function` at all.
+    The trace count equals the call count.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    def predict(model, x):
+        @tf.function
+        def forward(x):
+            return model(x)
+        return forward(x)
+
+    for x in [tf.constant(1.0), tf.constant(2.0)]:
+        y = tf.function(tf.math.square)(x)
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    square = tf.function(tf.math.square)
+
+    def make_predict(model):
+        @tf.function
+        def forward(x):
+            return model(x)
+        return forward
+
+    for x in [tf.constant(1.0), tf.constant(2.0)]:
+        y = square(x)
+    ```
+
+    ## Known problems
+    Nested traced functions that outlive the call are not reported: returned, stored
+    (`self.step = step`, a cache), passed to another function, or called inside a loop of
+    the enclosing function (made once per call, reused many times). `tf.function(g)` in a
+    loop is not reported when `g` changes with the loop (`for g in fns: tf.function(g)`) or
+    under a cache check (`if key not in cache:`). The analysis cannot tell how often the
+    enclosing function runs: a `main()` that builds and calls a nested `tf.function` once is
+    reported too. Recreating a `tf.function` on purpose (the guide's way to force a retrace
+    after mutating an object) deserves a `# noqa: TFF402`.
+
+    ## References
+    - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
+    - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
+    """
+
+    code = "TFF402"
+    name = "tf-function-recreated"
+    message = _IN_LOOP
+    scope = Scope.MODULE
+    triggers = ("function",)
+
+    @classmethod
+    def triggers_for(cls, context):
+        found = context.fact("tff402.recreations", recreations)
+        return cls.triggers if found.flagged else ()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._ordinal = 0  # the engine may walk the tree a second time
+        self._flagged = self.context.fact("tff402.recreations", recreations).flagged
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._is_tf_function(node.func) and not self._is_decorator(node):
+            self._event(node)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        expression = node.decorator
+        target = expression.func if isinstance(expression, cst.Call) else expression
+        if self._is_tf_function(target):
+            self._event(expression)
+
+    def _event(self, node: cst.CSTNode) -> None:
+        message = self._flagged.get(self._ordinal)
+        self._ordinal += 1
+        if message is not None:
+            self.report(node, message)
+
+    def _is_decorator(self, node: cst.Call) -> bool:
+        ancestors = self.context.ancestors
+        return len(ancestors) >= 2 and isinstance(ancestors[-2], cst.Decorator)
+
+    def _is_tf_function(self, node: cst.BaseExpression) -> bool:
+        dotted = dotted_name(node)
+        return dotted is not None and self.context.names.resolve(dotted) == TF_FUNCTION

@@ -1,0 +1,107 @@
+"""TFF406 eager-mode-left-on."""
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from ..rule import Rule, Scope
+from ..test_code import in_test_code, is_test_path
+
+_EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
+
+
+def _literal_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``: a script's entry point, which always runs."""
+    return (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name)
+            and test.left.value == "__name__")
+
+
+class EagerModeLeftOn(Rule):
+    """`tf.config.run_functions_eagerly(True)` left in code that is not a test.
+
+    ## What it does
+    Flags `tf.config.run_functions_eagerly(True)` called with a literal `True`,
+    unconditionally, outside tests.
+
+    ## Why is this bad?
+    The switch is global: it turns every `tf.function` in the process, including those of the
+    libraries you use, into plain eager Python. It is the documented way to debug a traced
+    function step by step, but left in place it silently throws away all graph optimisations:
+    the program still works, only several times slower, and nothing says why.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    tf.config.run_functions_eagerly(True)
+
+    @tf.function
+    def step(x):
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    DEBUG = False
+    tf.config.run_functions_eagerly(DEBUG)
+
+    @tf.function
+    def step(x):
+        return x * 2
+    ```
+
+    ## Known problems
+    The deprecated spelling `tf.config.experimental_run_functions_eagerly(True)` is left to
+    TFF405, whose fix renames it; this rule then reports the new spelling. Tests are exempt: files named `test_*.py`, `*_test.py` or `conftest.py`, files under a
+    `tests` folder, module-level `test_*` functions and methods of `TestCase` classes. A call
+    under an `if` (other than `if __name__ == "__main__":`) is taken for a deliberate debug
+    switch (`if flags.debug: ...`) and not reported. A value computed at run time (a flag, a
+    variable holding `True`) is not reported either. If you really mean to run eagerly (a
+    debugging script), add `# noqa: TFF406`.
+
+    ## References
+    - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
+    - [Better performance with tf.function: Debugging](https://www.tensorflow.org/guide/function#debugging)
+    """
+
+    code = "TFF406"
+    name = "eager-mode-left-on"
+    message = ("tf.config.run_functions_eagerly(True) turns every tf.function in the process "
+               "into slow eager Python; remove it, or use a debug flag that defaults to False")
+    scope = Scope.MODULE
+    triggers = (re.compile(r"(?<!\w)run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b"),)
+
+    @classmethod
+    def triggers_for(cls, context):
+        return () if is_test_path(context.path) else cls.triggers
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.qualified_name(node.func) != _EAGER_SWITCH:
+            return
+        value = self._switch_value(node)
+        if value is not None and _literal_true(value) and not self._in_test_or_guarded():
+            self.report(node)
+
+    @staticmethod
+    def _switch_value(node: cst.Call) -> Optional[cst.BaseExpression]:
+        for arg in node.args:
+            if arg.keyword is None and not arg.star:
+                return arg.value
+            if arg.keyword is not None and arg.keyword.value == "run_eagerly":
+                return arg.value
+        return None
+
+    def _in_test_or_guarded(self) -> bool:
+        ancestors = self.context.ancestors
+        for index, node in enumerate(ancestors[:-1]):
+            if (isinstance(node, cst.If) and ancestors[index + 1] is not node.test
+                    and not _is_main_guard(node.test)):
+                return True
+        return in_test_code(ancestors)
