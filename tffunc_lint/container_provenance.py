@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -434,8 +435,12 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
 
 
 # -- one-time initialisation -------------------------------------------------------------------
+_BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
+
+
 def _is_lazy_guard(test: cst.BaseExpression) -> bool:
-    """``x is None``, ``not hasattr(...)``, or a boolean combination holding one."""
+    """``x is None``, ``not hasattr(...)``, ``not self.built`` (or another flag saying
+    "built"/"initialized"), or a boolean combination holding one."""
     if isinstance(test, cst.BooleanOperation):
         return _is_lazy_guard(test.left) or _is_lazy_guard(test.right)
     if isinstance(test, cst.Comparison):
@@ -445,6 +450,8 @@ def _is_lazy_guard(test: cst.BaseExpression) -> bool:
             for target in test.comparisons)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = test.expression
+        if isinstance(inner, cst.Attribute):
+            return bool(_BUILT_FLAG.search(inner.attr.value))
         return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name)
                 and inner.func.value == "hasattr")
     return False
@@ -452,12 +459,13 @@ def _is_lazy_guard(test: cst.BaseExpression) -> bool:
 
 def in_lazy_initialization(ancestors: Sequence[cst.CSTNode]) -> bool:
     """Whether the node being visited sits in the body of ``if self.x is None:`` (or
-    ``if not hasattr(self, "x"):``) within its function: state set up once, on the first
-    trace, the documented singleton pattern."""
+    ``if not hasattr(self, "x"):``, ``if not self.built:``) within its function: state set
+    up once, on the first trace, the documented singleton pattern."""
     for index in range(len(ancestors) - 1, 0, -1):
         node = ancestors[index - 1]
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return False
-        if isinstance(node, cst.If) and ancestors[index] is node.body and _is_lazy_guard(node.test):
+        if (isinstance(node, cst.If) and ancestors[index] is node.body
+                and _is_lazy_guard(node.test)):
             return True
     return False

@@ -1,0 +1,213 @@
+"""TFF103 python-state-mutation."""
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from ..container_provenance import Provenance, in_lazy_initialization, module_scopes, origin
+from ..names import dotted_name
+from ..rule import Rule
+
+#: Methods whose assignments set a new object up, not change its state; and any method
+#: whose name says it builds (``build``, Keras' ``_build_from_signature``, ``_maybe_build``):
+#: they run once, behind a ``built`` flag.
+_SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
+
+
+_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim"})
+_SHAPE_METHODS = frozenset({"get_shape", "as_list", "as_shape"})
+
+
+def _static_metadata(value: cst.BaseExpression) -> bool:
+    """Static shapes and dtypes (``{k: t.get_shape() for k, t in outputs.items()}``): the
+    same on every call of a trace, and recomputed by each retrace, so caching them freezes
+    nothing."""
+    if isinstance(value, cst.Attribute):
+        return value.attr.value in _SHAPE_ATTRIBUTES
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
+            return True
+        return dotted_name(func) is not None and dotted_name(func).endswith("TensorShape")
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _static_metadata(value.elt)
+    if isinstance(value, cst.DictComp):
+        return _static_metadata(value.value)
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return bool(value.elements) and all(_static_metadata(e.value) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return bool(value.elements) and all(
+            isinstance(e, cst.DictElement) and _static_metadata(e.value)
+            for e in value.elements)
+    if isinstance(value, cst.Subscript):
+        return _static_metadata(value.value)
+    return False
+
+
+class PythonStateMutation(Rule):
+    """Python state outside the traced function is rebound while tracing.
+
+    ## What it does
+    Flags assignments, in traced code, to a name declared `global` or `nonlocal`, and to an
+    attribute of `self` or of another object that outlives the call (a module global, a
+    variable of an enclosing function that is not traced): `self.counter += 1`,
+    `holder.field = t`.
+
+    ## Why is this bad?
+    `tf.function` runs the Python body only while it traces a graph. The assignment happens
+    once per trace, not once per call: a Python counter stops counting after the first call,
+    and every decision taken from it is frozen into the graph. The guide's model guards
+    `v.assign_add(1)` with `if self.counter == 0: self.counter += 1`, and returns 1, 2, 3
+    instead of 1, 1, 1. Assigning a tensor leaks it: the attribute keeps a symbolic tensor of
+    the trace, which has no `.numpy()` and cannot be used by later calls. Keep state that
+    changes per call in a `tf.Variable` (`self.counter.assign_add(1)`), return values
+    instead of storing them, or move one-time Python bookkeeping into
+    `with tf.init_scope():`.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                self.counter += 1
+                self.v.assign_add(1)
+            return self.v
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                with tf.init_scope():
+                    self.counter += 1
+                    self.v.assign_add(1)
+            return self.v
+    ```
+
+    ## Known problems
+    Not reported: code inside `with tf.init_scope():`; the lazy-initialisation pattern
+    `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`);
+    assignments of new variables, weights and Keras layers (TFF301 checks those); and
+    assignments in `__init__` and `build` methods, which set an object up once. Attributes
+    of parameters other than `self` are not reported (the object may be made by the caller
+    for this call), nor are attributes of attributes (`self.optimizer.learning_rate = lr`,
+    often a property that assigns a variable). A cache filled on purpose at trace time
+    (`self._last_inputs = inputs`) is reported; add `# noqa: TFF103` to keep it. Static
+    shapes and dtypes (`self._output_shape = x.shape`) are not: they are the same on every
+    call of one trace.
+
+    ## References
+    - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
+    - [Better performance with tf.function: All outputs of a tf.function must be return values](https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values)
+    - [`tf.init_scope`](https://www.tensorflow.org/api_docs/python/tf/init_scope)
+    """
+
+    code = "TFF103"
+    name = "python-state-mutation"
+    message = ("assigning Python state outside the traced function happens only while "
+               "tf.function traces (not on every call) and leaks symbolic tensors; use a "
+               "tf.Variable, return the value, or move one-time set-up into "
+               "`with tf.init_scope():`")
+
+    triggers = (
+        re.compile(r"\b(?:global|nonlocal)\b"),
+        re.compile(r"\w\s*\.\s*\w+\s*(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"),
+    )
+
+    def report(self, node: cst.CSTNode, message=None, **kwargs) -> None:
+        """Once per statement, however many of its targets are outside state."""
+        if self._reported is not node:
+            self._reported = node
+            super().report(node, message, **kwargs)
+
+    _reported = None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._target(node, target.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node, node.target, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._target(node, node.target, node.value)
+
+    def _target(self, statement: cst.CSTNode, target: cst.BaseExpression,
+                value: Optional[cst.BaseExpression]) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._target(statement, element.value, None)
+            return
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(target, cst.Name):
+            self._name(statement, target.value)
+        elif isinstance(target, cst.Attribute):
+            self._attribute(statement, target, value)
+
+    def _name(self, statement: cst.CSTNode, name: str) -> None:
+        function = self.context.function
+        if function is None or function.node is None:
+            return
+        own = module_scopes(self.context).bindings(function.node)
+        if name not in own.declared_global and name not in own.declared_nonlocal:
+            return
+        found = origin(self.context, name)
+        if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt():
+            keyword = "global" if name in own.declared_global else "nonlocal"
+            self.report(statement, f"assigning `{keyword} {name}` happens only while "
+                                   "tf.function traces (not on every call) and leaks symbolic "
+                                   "tensors; use a tf.Variable or return the value")
+
+    def _attribute(self, statement: cst.CSTNode, target: cst.Attribute,
+                   value: Optional[cst.BaseExpression]) -> None:
+        dotted = dotted_name(target)
+        if dotted is None or dotted.count(".") != 1:
+            return
+        found = origin(self.context, dotted)
+        if found.provenance not in (Provenance.ATTRIBUTE, Provenance.GLOBAL,
+                                    Provenance.CLOSURE):
+            return
+        if self._exempt() or (value is not None and (self._creates_state(value)
+                                                     or _static_metadata(value))):
+            return
+        self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
+                               "call: it happens only while tf.function traces (not on every "
+                               "call) and leaks symbolic tensors; use a tf.Variable, return "
+                               "the value, or move one-time set-up into "
+                               "`with tf.init_scope():`")
+
+    def _exempt(self) -> bool:
+        function = self.context.function
+        name = function.qualname.rpartition(".")[2] if function is not None else ""
+        return (name in _SET_UP_METHODS or "build" in name.lower()
+                or in_lazy_initialization(self.context.ancestors))
+
+    def _creates_state(self, value: cst.BaseExpression) -> bool:
+        """A new variable, weight or Keras layer: TFF301's business, not this rule's."""
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.context.qualified_name(value.func) or ""
+        if qualified == "tensorflow.Variable" or qualified.startswith(
+                ("keras.layers.", "keras.optimizers.")):
+            return True
+        func = value.func
+        return isinstance(func, cst.Attribute) and func.attr.value in (
+            "add_weight", "add_variable")
