@@ -1,22 +1,32 @@
-"""Which values of a traced function may be tensors: those derived from its parameters.
+"""Which values of a traced function may be tensors: derived from its inputs or from ops.
 
-A simple intraprocedural, flow-insensitive taint. A traced function's parameters hold tensors
-(``self``/``cls`` of a method, ``*args``/``**kwargs``, and parameters that visibly hold
-Python values do not: a literal default such as ``axis=-1``, an ``int``/``float``/``bool``/
-``str`` annotation). A name assigned from an expression that uses a tainted name is tainted
-too. Static properties break the taint: ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``,
-``len(x)``, ``isinstance(x, ...)``, ``int(x)`` … are plain Python values while tracing, and so
-are the results of NumPy calls (a NumPy call on a tensor is reported once, where it happens).
+A simple intraprocedural taint, in statement order. Its sources are:
 
-The result is a set of names per function, computed once on the ``ast`` tree and shared by
-the rules through ``FileContext.fact``; :func:`is_tainted` evaluates one LibCST expression
-against it, taking lambdas and comprehensions around the expression into account.
+- the parameters of a function that TensorFlow traces directly (``@tf.function``, Keras
+  ``call``, a ``Dataset.map`` or ``tf.map_fn`` callable …), except a method's ``self``/``cls``,
+  ``*args``/``**kwargs``, and parameters that visibly hold Python values (a literal default
+  such as ``axis=-1``, an ``int``/``float``/``bool``/``str`` annotation);
+- parameters annotated as tensors (``x: tf.Tensor``), in any traced function. A helper that
+  traced code merely calls gets Python numbers and NumPy arrays as often as tensors, so its
+  other parameters are not sources;
+- the results of TensorFlow operations (``tf.shape(x)``, ``tf.reduce_sum(x)``,
+  ``tf.math.*``): in a graph they are always symbolic tensors.
+
+A name assigned from an expression that uses a tainted name is tainted from that statement
+on (loop bodies are walked twice, so a name tainted late in a loop is tainted in the whole
+loop); taint only grows, branches are not told apart. Static properties break the taint:
+``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
+``int(x)`` … are plain Python values while tracing, and so are the results of NumPy calls
+(a NumPy call on a tensor is reported once, where it happens).
+
+:func:`is_tainted` answers for one LibCST expression visited in traced code; the walk of a
+function's body is done once and cached through ``FileContext.fact``.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -34,27 +44,107 @@ STATIC_CALLS = frozenset({
     "tensorflow.is_tensor", "tensorflow.executing_eagerly", "tensorflow.TensorShape",
     "tensorflow.as_dtype", "tensorflow.DType",
 })
+#: Namespaces of TensorFlow whose functions are operations: their results are tensors.
+_OP_NAMESPACES = frozenset({
+    "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.linalg", "tensorflow.random",
+    "tensorflow.signal", "tensorflow.image", "tensorflow.strings", "tensorflow.bitwise",
+    "tensorflow.sparse", "tensorflow.ragged", "tensorflow.experimental.numpy",
+})
+#: Lower-case functions of those namespaces that are not operations.
+_NOT_OPS = frozenset({
+    "function", "name_scope", "device", "init_scope", "control_dependencies", "print",
+    "get_logger", "executing_eagerly", "inside_function", "is_tensor", "get_static_value",
+    "as_dtype", "custom_gradient", "recompute_grad", "no_gradient", "variable_creator_scope",
+    "group", "no_op", "numpy_function", "py_function", "autograph", "type_spec_from_value",
+    "register_tensor_conversion_function", "set_random_seed", "set_seed", "get_seed",
+    "get_global_generator", "set_global_generator", "experimental_set_numpy_behavior",
+})
 _PYTHON_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex"})
 _OPTIONAL = frozenset({"Optional", "typing.Optional"})
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+             cst.FormattedString)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_SCOPES = (cst.FunctionDef, cst.ClassDef)
 
-Resolve = Callable[[str], Optional[str]]
+Resolve = Callable[[cst.BaseExpression], Optional[str]]
 
 
-# -- the names of one function ------------------------------------------------------------------
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
+def is_operation(qualified: Optional[str]) -> bool:
+    """``qualified`` names a TensorFlow operation, whose result is a tensor in a graph."""
+    if not qualified:
+        return False
+    namespace, _, name = qualified.rpartition(".")
+    return (namespace in _OP_NAMESPACES and name[:1].islower() and not name.startswith("_")
+            and name not in _NOT_OPS and qualified not in STATIC_CALLS)
+
+
+# -- expressions --------------------------------------------------------------------------------
+def expression_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolve) -> bool:
+    """``node`` may evaluate to a tensor, given the tainted names."""
+    if isinstance(node, cst.Name):
+        return node.value in tainted
+    if isinstance(node, cst.Attribute):
+        return (node.attr.value not in STATIC_ATTRIBUTES
+                and expression_tainted(node.value, tainted, resolve))
+    if isinstance(node, cst.Call):
+        return _call_tainted(node, tainted, resolve)
+    if isinstance(node, (cst.Lambda, *_LITERALS)):
+        return False
+    if isinstance(node, cst.Comparison) and all(
+            isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+            for c in node.comparisons):
+        return False
+    if isinstance(node, _COMPREHENSIONS):
+        clause: Optional[cst.CompFor] = node.for_in
+        while clause is not None:
+            if expression_tainted(clause.iter, tainted, resolve):
+                return True
+            clause = clause.inner_for_in
+        return False
+    return any(expression_tainted(child, tainted, resolve) for child in node.children)
+
+
+def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
+    func = node.func
+    qualified = resolve(func)
+    if qualified in STATIC_CALLS or (qualified or "").startswith("numpy."):
+        return False
+    if is_operation(qualified):
+        return True
+    if isinstance(func, cst.Attribute) and qualified is None:
+        if func.attr.value in STATIC_ATTRIBUTES:
+            return False
+        if expression_tainted(func.value, tainted, resolve):
+            return True
+    return any(expression_tainted(arg.value, tainted, resolve) for arg in node.args)
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+# -- parameters ---------------------------------------------------------------------------------
+def _annotation_tree(param: cst.Param) -> Optional[ast.expr]:
+    if param.annotation is None:
+        return None
+    code = cst.Module(body=[]).code_for_node(param.annotation.annotation)
+    try:
+        tree = ast.parse(code, mode="eval").body
+        if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
+            tree = ast.parse(tree.value, mode="eval").body
+    except SyntaxError:
+        return None
+    return tree
 
 
 def _python_annotation(annotation: Optional[ast.expr]) -> bool:
-    """``int``, ``float``, ``Optional[int]``, ``bool`` …: the parameter holds a Python value."""
-    if annotation is None:
-        return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return False
+    """``int``, ``float``, ``Optional[int]``, ``bool | None`` …: a Python value."""
     if isinstance(annotation, ast.Name):
         return annotation.id in _PYTHON_TYPES
     if isinstance(annotation, ast.Subscript):
@@ -68,212 +158,231 @@ def _python_annotation(annotation: Optional[ast.expr]) -> bool:
     return False
 
 
-def _python_literal(node: Optional[ast.expr]) -> bool:
-    """A default that is a Python literal other than None: ``-1``, ``False``, ``(1, 2)``."""
-    if node is None or _is_none(node):
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _tensor_annotation(annotation: Optional[ast.expr]) -> bool:
+    """``tf.Tensor``, ``Optional[tf.Tensor]`` … (not ``tf.TensorSpec``)."""
+    if annotation is None:
         return False
-    if isinstance(node, ast.Constant):
+    text = ast.unparse(annotation)
+    return "Tensor" in text and "Spec" not in text and "Shape" not in text
+
+
+def _python_literal(node: Optional[cst.BaseExpression]) -> bool:
+    """A default that is a Python literal other than None: ``-1``, ``False``, ``(1, 2)``."""
+    if node is None:
+        return False
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False")
+    if isinstance(node, _LITERALS):
         return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        return True
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return all(_python_literal(e) or _is_none(e) for e in node.elts)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, _LITERALS)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_python_literal(e.value) or (isinstance(e.value, cst.Name)
+                                                and e.value.value == "None")
+                   for e in node.elements)
     return False
 
 
-def tensor_parameters(function: ast.AST, is_method: bool) -> FrozenSet[str]:
-    """The parameters that may hold tensors."""
-    args = function.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults: List[Optional[ast.expr]] = [None] * (len(positional) - len(args.defaults))
-    defaults += list(args.defaults)
-    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
-    if is_method and positional:
-        pairs = pairs[1:]
-    return frozenset(arg.arg for arg, default in pairs
-                     if not _python_literal(default) and not _python_annotation(arg.annotation))
+def tensor_parameters(params: cst.Parameters, is_method: bool, entry: bool) -> Set[str]:
+    """The parameters that may hold tensors (see the module docstring); ``entry`` says
+    TensorFlow traces the function directly."""
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if is_method and (params.posonly_params or params.params):
+        every = every[1:]
+    names = set()
+    for param in every:
+        annotation = _annotation_tree(param)
+        if _tensor_annotation(annotation) or (
+                entry and not _python_literal(param.default)
+                and not _python_annotation(annotation)):
+            names.add(param.name.value)
+    return names
 
 
-def _is_method(function: ast.AST, class_qualname: Optional[str], qualname: str) -> bool:
-    if class_qualname is None or qualname != f"{class_qualname}.{getattr(function, 'name', '')}":
-        return False
-    return not any(isinstance(d, ast.Name) and d.id == "staticmethod"
-                   for d in getattr(function, "decorator_list", ()))
+# -- statements ---------------------------------------------------------------------------------
+class _Flow:
+    """The names tainted before each statement of one function, in statement order."""
 
+    def __init__(self, resolve: Resolve):
+        self.resolve = resolve
+        self.before: Dict[cst.CSTNode, FrozenSet[str]] = {}
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of the function's own scope (not of nested functions, classes or lambdas)."""
-    body = function.body if isinstance(function.body, list) else [function.body]
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPES):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+    def _mark(self, node: cst.CSTNode, tainted: Set[str]) -> None:
+        self.before[node] = self.before.get(node, frozenset()) | frozenset(tainted)
 
+    def suite(self, suite: Optional[cst.CSTNode], tainted: Set[str]) -> None:
+        if suite is None:
+            return
+        if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            for statement in suite.body:
+                self.statement(statement, tainted)
+        elif isinstance(suite, cst.BaseSuite):
+            return
+        elif isinstance(suite, (cst.Else, cst.Finally, cst.ExceptHandler, cst.MatchCase)):
+            self.suite(suite.body, tainted)
+        else:
+            self.statement(suite, tainted)
 
-def _bindings(function: ast.AST) -> List[Tuple[ast.expr, ast.expr]]:
-    """(target, value) pairs of the function's own assignments, loops and with-items."""
-    pairs: List[Tuple[ast.expr, ast.expr]] = []
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Assign):
-            pairs.extend((target, node.value) for target in node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value:
-            pairs.append((node.target, node.value))
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            pairs.append((node.target, node.iter))
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            pairs.extend((item.optional_vars, item.context_expr) for item in node.items
-                         if item.optional_vars is not None)
-    return pairs
+    def statement(self, node: cst.CSTNode, tainted: Set[str]) -> None:
+        """Walk ``node``, adding to ``tainted`` the names it taints."""
+        self._mark(node, tainted)
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.statement(small, tainted)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            self._assign(node, tainted)
+        elif isinstance(node, cst.If):
+            self.suite(node.body, tainted)
+            self.suite(node.orelse, tainted)
+        elif isinstance(node, (cst.For, cst.While)):
+            for _ in range(2):  # names tainted late in the body reach its start
+                self._mark(node, tainted)
+                if isinstance(node, cst.For):
+                    self._bind(node.target, node.iter, tainted)
+                self.suite(node.body, tainted)
+            self.suite(node.orelse, tainted)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind(item.asname.name, item.item, tainted)
+            self.suite(node.body, tainted)
+        elif isinstance(node, cst.Try):
+            self.suite(node.body, tainted)
+            for handler in node.handlers:
+                self.suite(handler, tainted)
+            self.suite(node.orelse, tainted)
+            self.suite(node.finalbody, tainted)
+        elif isinstance(node, cst.Match):
+            for case in node.cases:
+                self.suite(case, tainted)
 
+    def _assign(self, node: cst.CSTNode, tainted: Set[str]) -> None:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind(target.target, node.value, tainted)
+        elif node.value is not None:
+            self._bind(node.target, node.value, tainted)
 
-def _target_names(target: ast.expr) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
-
-
-def tainted_names(function: ast.AST, is_method: bool, resolve: Resolve) -> FrozenSet[str]:
-    """Names of ``function`` that may hold tensors derived from its parameters."""
-    tainted: Set[str] = set(tensor_parameters(function, is_method))
-    pairs = [(list(_target_names(target)), value) for target, value in _bindings(function)]
-    changed = True
-    while changed:
-        changed = False
-        for names, value in pairs:
-            if names and not tainted.issuperset(names) and expression_tainted(
-                    value, tainted, resolve):
-                tainted.update(names)
-                changed = True
-    return frozenset(tainted)
-
-
-def _ast_dotted(node: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def expression_tainted(node: ast.AST, tainted: Set[str], resolve: Resolve) -> bool:
-    """``node`` may evaluate to a tensor derived from a tainted name."""
-    if isinstance(node, ast.Name):
-        return node.id in tainted
-    if isinstance(node, ast.Attribute):
-        return (node.attr not in STATIC_ATTRIBUTES
-                and expression_tainted(node.value, tainted, resolve))
-    if isinstance(node, ast.Call):
-        func = node.func
-        dotted = _ast_dotted(func)
-        qualified = resolve(dotted) if dotted else None
-        if qualified in STATIC_CALLS or (qualified or "").startswith("numpy."):
-            return False
-        if isinstance(func, ast.Attribute):
-            if func.attr in STATIC_ATTRIBUTES:
-                return False
-            if expression_tainted(func.value, tainted, resolve):
-                return True
-        arguments = [*node.args, *(k.value for k in node.keywords)]
-        return any(expression_tainted(a, tainted, resolve) for a in arguments)
-    if isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr)):
-        return False
-    if isinstance(node, ast.Compare) and all(
-            isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
-        return False
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-        return any(expression_tainted(g.iter, tainted, resolve) for g in node.generators)
-    return any(expression_tainted(child, tainted, resolve)
-               for child in ast.iter_child_nodes(node))
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression,
+              tainted: Set[str]) -> None:
+        if expression_tainted(value, tainted, self.resolve):
+            tainted.update(_target_names(target))
 
 
 # -- queries from a rule ------------------------------------------------------------------------
-def _resolver(context, local_names: FrozenSet[str]) -> Resolve:
-    return lambda dotted: context.names.resolve(dotted, local_names)
-
-
-def _function_taint(context) -> FrozenSet[str]:
-    """Tainted names of the traced function being visited (cached per file and function)."""
-    function = context.function
-    if function is None or function.node is None:
-        return frozenset()
-    cache: Dict[object, FrozenSet[str]] = context.fact("tensor_taint", lambda _: {})
-    if function.key not in cache:
-        info = context.graph.index.functions.get(function.key)
-        is_method = info is not None and _is_method(function.node, info.class_qualname,
-                                                    info.qualname)
-        resolve = _resolver(context, function.local_names)
-        cache[function.key] = tainted_names(function.node, is_method, resolve)
-    return cache[function.key]
-
-
-def _to_ast(node: cst.BaseExpression) -> Optional[ast.expr]:
-    code = cst.Module(body=[]).code_for_node(node)
-    try:
-        return ast.parse(f"(\n{code}\n)", mode="eval").body
-    except (SyntaxError, ValueError):
-        return None
-
-
-def _lambda_parameters(params: cst.Parameters) -> Tuple[str, ...]:
+def _lambda_parameters(params: cst.Parameters) -> tuple:
     return tuple(p.name.value for p in (*params.posonly_params, *params.params,
                                         *params.kwonly_params))
 
 
-def _enclosing_scopes(ancestors: Sequence[cst.CSTNode], function: ast.AST
-                      ) -> List[cst.CSTNode]:
-    """Lambdas and comprehension clauses around the visited node, outermost first, up to
-    the traced function (a def, or a lambda handed to a graph API)."""
-    own = None
-    if isinstance(function, ast.Lambda):
-        own = tuple(a.arg for a in (*function.args.posonlyargs, *function.args.args,
-                                    *function.args.kwonlyargs))
-    found: List[cst.CSTNode] = []
+def _own_lambda(ancestors: Sequence[cst.CSTNode], function: ast.AST) -> Optional[cst.Lambda]:
+    """The LibCST lambda of a traced lambda: the innermost with the same parameters."""
+    own = tuple(a.arg for a in (*function.args.posonlyargs, *function.args.args,
+                                *function.args.kwonlyargs))
     for node in reversed(ancestors):
-        if isinstance(node, cst.FunctionDef):
-            break
         if isinstance(node, cst.Lambda) and _lambda_parameters(node.params) == own:
+            return node
+    return None
+
+
+def _is_method(context, node: cst.FunctionDef) -> bool:
+    info = context.graph.index.functions.get(context.function.key)
+    if info is None or info.class_qualname is None:
+        return False
+    if info.qualname != f"{info.class_qualname}.{node.name.value}":
+        return False
+    return not any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+                   for d in node.decorators)
+
+
+class _FunctionTaint:
+    """The taint of one traced function: its sources and its statement-ordered flow."""
+
+    def __init__(self, scope: cst.CSTNode, sources: Set[str], flow: Optional[_Flow]):
+        self.scope, self.sources, self.flow = scope, sources, flow
+
+    def at(self, ancestors: Sequence[cst.CSTNode]) -> Set[str]:
+        """Names tainted where the last of ``ancestors`` is."""
+        if self.flow is not None:
+            for node in reversed(ancestors):
+                if node is self.scope:
+                    break
+                state = self.flow.before.get(node)
+                if state is not None:
+                    return set(state)
+        return set(self.sources)
+
+
+def _function_taint(context) -> Optional[_FunctionTaint]:
+    function = context.function
+    if function is None or function.node is None:
+        return None
+    scope: Optional[cst.CSTNode]
+    if isinstance(function.node, ast.Lambda):
+        scope = _own_lambda(context.ancestors, function.node)
+    else:
+        scope = next((a for a in reversed(context.ancestors) if isinstance(a, cst.FunctionDef)),
+                     None)
+    if scope is None:
+        return None
+    cache: Dict[object, _FunctionTaint] = context.fact("tensor_taint", lambda _: {})
+    cached = cache.get(function.key)
+    if cached is not None and cached.scope is scope:
+        return cached
+    entry = function.reason.via is None
+    if isinstance(scope, cst.Lambda):
+        taint = _FunctionTaint(scope, tensor_parameters(scope.params, False, entry), None)
+    else:
+        sources = tensor_parameters(scope.params, _is_method(context, scope), entry)
+        flow = _Flow(context.qualified_name)
+        flow.suite(scope.body, set(sources))
+        taint = _FunctionTaint(scope, sources, flow)
+    cache[function.key] = taint
+    return taint
+
+
+def _enclosing_scopes(ancestors: Sequence[cst.CSTNode], scope: cst.CSTNode
+                      ) -> List[cst.CSTNode]:
+    """Lambdas and comprehension clauses that bind names where the visited node is, between
+    the traced function and the node, outermost first."""
+    inner: List[cst.CSTNode] = []
+    for node in reversed(ancestors):
+        if node is scope or isinstance(node, _SCOPES):
             break
+        inner.append(node)
+    path = list(reversed(inner))
+    found: List[cst.CSTNode] = []
+    for index, node in enumerate(path):
+        child = path[index + 1] if index + 1 < len(path) else None
         if isinstance(node, (cst.Lambda, cst.CompFor)):
             found.append(node)
-    return list(reversed(found))
-
-
-def _cst_target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _cst_target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _cst_target_names(target.value)
+        elif isinstance(node, _COMPREHENSIONS) and child is not node.for_in:
+            clause: Optional[cst.CompFor] = node.for_in
+            while clause is not None:  # the element sees every clause
+                found.append(clause)
+                clause = clause.inner_for_in
+    return found
 
 
 def is_tainted(context, node: cst.BaseExpression) -> bool:
-    """``node``, visited now in traced code, may be a tensor derived from the parameters of
-    the traced function."""
-    tainted = set(_function_taint(context))
-    if not tainted:
-        return False
-    resolve = _resolver(context, context.local_names)
-    for scope in _enclosing_scopes(context.ancestors, context.function.node):
+    """``node``, visited now in traced code, may be a tensor: it derives from the traced
+    function's inputs or from a TensorFlow operation."""
+    taint = _function_taint(context)
+    resolve = context.qualified_name
+    if taint is None:
+        return expression_tainted(node, set(), resolve)
+    tainted = taint.at(context.ancestors)
+    for scope in _enclosing_scopes(context.ancestors, taint.scope):
         if isinstance(scope, cst.Lambda):
             tainted.difference_update(_lambda_parameters(scope.params))
             continue
-        iterable = _to_ast(scope.iter)
-        names = set(_cst_target_names(scope.target))
-        if iterable is not None and expression_tainted(iterable, tainted, resolve):
+        names = set(_target_names(scope.target))
+        if expression_tainted(scope.iter, tainted, resolve):
             tainted.update(names)
         else:
             tainted.difference_update(names)
-    expression = _to_ast(node)
-    return expression is not None and expression_tainted(expression, tainted, resolve)
+    return expression_tainted(node, tainted, resolve)

@@ -14,7 +14,8 @@ class EagerOnlyCall(Rule):
 
     ## What it does
     Flags calls to `.numpy()` in code that TensorFlow traces into a graph, and calls to
-    `.item()` on values derived from the traced function's parameters (its tensors).
+    `.item()` on its tensors (values derived from the traced function's inputs or from
+    TensorFlow operations).
 
     ## Why is this bad?
     While `tf.function` traces, tensors are symbolic: they describe a computation and have no
@@ -47,8 +48,10 @@ class EagerOnlyCall(Rule):
     return ...`) are not flagged: that branch never runs while tracing, and it is the
     documented way to keep eager-only code in a function that may be traced. Code run through
     `tf.py_function` is eager and not flagged either. `.item()` is flagged only on values that
-    derive from the function's parameters; NumPy arrays made elsewhere have a legitimate
-    `.item()`. Any `.numpy()` is reported, whatever its receiver.
+    are tensors as far as one function shows (the inputs of a function TensorFlow traces
+    directly, results of TensorFlow operations, and names derived from them); NumPy arrays
+    made elsewhere have a legitimate `.item()`. Any `.numpy()` is reported, whatever its
+    receiver, except a module or class.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)

@@ -1,0 +1,100 @@
+"""TFF203 numpy-on-tensor."""
+
+import libcst as cst
+
+from ..eager_branches import in_eager_branch
+from ..names import dotted_name
+from ..rule import Rule
+from ..tensor_taint import is_tainted
+
+#: NumPy functions that read only static properties (``.shape``, ``.ndim``) or take dtypes,
+#: and so work on symbolic tensors too.
+_STATIC_FUNCTIONS = frozenset({
+    "shape", "ndim", "isscalar", "iterable", "dtype", "issubdtype", "result_type",
+    "promote_types", "can_cast", "finfo", "iinfo", "errstate", "printoptions", "ndarray",
+    "broadcast_shapes", "obj2sctype", "sctype2char", "format_float_positional",
+})
+
+
+class NumpyOnTensor(Rule):
+    """NumPy functions called on the tensors of a traced function.
+
+    ## What it does
+    Flags calls to NumPy functions (`np.mean(x)`, `np.array(x)`, `np.sqrt(x)`,
+    `np.float32(x)` …) whose arguments derive from the parameters of a function that
+    TensorFlow traces.
+
+    ## Why is this bad?
+    While `tf.function` traces, its arguments are symbolic tensors: they have no value yet,
+    and NumPy cannot turn them into arrays. The trace fails with `NotImplementedError: Cannot
+    convert a symbolic tf.Tensor to a numpy array`. Code that works eagerly breaks as soon as
+    it is decorated, or when Keras compiles `call()` for `fit`. TensorFlow has an operation
+    for almost every NumPy function (`tf.reduce_mean`, `tf.sqrt`, `tf.cast`, or
+    `tf.experimental.numpy`), and those run in the graph on every call.
+
+    ## Example
+    ```python
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.function
+    def normalize(x):
+        return x - np.mean(x)
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.function
+    def normalize(x):
+        return (x - tf.reduce_mean(x)) * np.float32(np.pi)
+    ```
+
+    ## Known problems
+    Values are followed within one function, in statement order: the parameters of a
+    function TensorFlow traces directly (a `@tf.function`, a Keras `call`, a `Dataset.map`
+    callable …), the results of TensorFlow operations, and names assigned from expressions
+    that use them. A method's `self`, `*args`/`**kwargs`, and parameters that visibly hold
+    Python values (a literal default such as `axis=-1`, an `int`/`float`/`bool`
+    annotation) are not taken for tensors. Nor are the parameters of helpers that traced code
+    calls, which get Python numbers and NumPy arrays as often as tensors, unless they are
+    annotated as `tf.Tensor`: NumPy on a tensor passed down to a helper is missed.
+    Static properties are Python values while tracing and are not flagged:
+    `np.prod(x.shape)`, `np.sqrt(x.shape[-1])`, `len(x)`, `x.dtype`, and NumPy functions
+    that only read them (`np.shape`, `np.ndim`). NumPy on constants (`np.zeros(3)`,
+    `np.float32`, `np.pi`) is fine. Code inside `if tf.executing_eagerly():` is not flagged.
+
+    ## References
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    - [NumPy API on TensorFlow](https://www.tensorflow.org/guide/tf_numpy)
+    - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
+    """
+
+    code = "TFF203"
+    name = "numpy-on-tensor"
+    message = ("NumPy fails while tf.function traces: it cannot convert a symbolic tensor to "
+               "an array; use the TensorFlow op (tf.reduce_mean, tf.math.*, tf.cast) or "
+               "tf.experimental.numpy")
+
+    @classmethod
+    def triggers_for(cls, context):
+        return tuple(f"{name}." for name in context.names.local_names_for(("numpy",))
+                     if context.names.resolve(name) == "numpy") + tuple(
+            f"{name}(" for name in context.names.local_names_for(("numpy.",)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified is None or not qualified.startswith("numpy."):
+            return
+        parts = qualified.split(".")
+        if parts[1] in ("random", "testing", "typing") or parts[-1] in _STATIC_FUNCTIONS:
+            return
+        if not any(is_tainted(self.context, arg.value) for arg in node.args):
+            return
+        if in_eager_branch(self.context.ancestors, self.context.qualified_name):
+            return
+        self.report(node, f"{dotted_name(node.func)}() fails while tf.function traces: NumPy "
+                          "cannot convert a symbolic tensor to an array; use the TensorFlow op "
+                          "(tf.reduce_mean, tf.math.*, tf.cast) or tf.experimental.numpy")
