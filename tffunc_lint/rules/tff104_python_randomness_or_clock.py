@@ -117,15 +117,17 @@ class PythonRandomnessOrClock(Rule):
     name = "python-randomness-or-clock"
     message = ("Python randomness runs only while tf.function traces: the value is frozen into "
                f"the graph; {_RANDOM_FIX}")
-    triggers = (re.compile(r"\b(?:random|rng|time|now|utcnow|today|uuid[14]|urandom|"
-                           r"getrandom|secrets|Random|RandomState|default_rng)\b"),)
+    triggers = (re.compile(r"\b(?:random|time|datetime|date|uuid|os|secrets)\s*\.\s*\w+\s*\(|"
+                           r"\b(?:now|utcnow|today|default_rng|RandomState|Random|SystemRandom)"
+                           r"\s*\("),)
 
     @classmethod
     def triggers_for(cls, context):
         prefixes = ("numpy.random", "random.", "time.", "datetime.", "uuid.", "os.urandom",
                     "os.getrandom", "secrets.")
         imported = context.names.local_names_for(prefixes)
-        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*\(") for name in imported)
+        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*[.(]")
+                                    for name in imported)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)

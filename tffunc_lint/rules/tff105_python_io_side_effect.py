@@ -116,8 +116,8 @@ class PythonIoSideEffect(Rule):
     code = "TFF105"
     name = "python-io-side-effect"
     message = f"Python I/O runs only while tf.function traces, not on every call; {_FIX}"
-    triggers = (re.compile(r"\b(?:open|input|logging|system|popen|subprocess|stdout|stderr|"
-                           r"get_logger|getLogger)\b"),)
+    triggers = (re.compile(r"\b(?:open|input|system|popen)\s*\(|\blogging\s*\.|subprocess|"
+                           r"\bstd(?:out|err)\s*\.|get_logger|getLogger"),)
 
     @classmethod
     def triggers_for(cls, context):
@@ -125,7 +125,7 @@ class PythonIoSideEffect(Rule):
                     "os.system", "os.popen", "sys.")
         names = context.names.local_names_for(prefixes)
         loggers = context.fact("tff105.loggers", _module_loggers)
-        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\b")
+        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*[.(]")
                                     for name in (*names, *loggers))
 
     def visit_Call(self, node: cst.Call) -> None:
