@@ -336,7 +336,8 @@ KNOWN_RULES = [("TFF000", "file-not-analysed", False), ("TFF101", "print-in-tf-f
 
 def test_rules_lists_every_rule(capsys):
     rules = all_rules()
-    assert [(r.code, r.name, r.fixable) for r in rules][:4] == KNOWN_RULES
+    assert [(r.code, r.name, r.fixable) for r in rules
+            if r.code in {k[0] for k in KNOWN_RULES}] == KNOWN_RULES
     width = max(len(r.name) for r in rules)
     result = run(capsys, "rules")
     assert (result.code, result.err) == (0, "")
@@ -347,7 +348,8 @@ def test_rules_as_json(capsys):
     result = run(capsys, "rules", "--output-format", "json")
     assert (result.code, result.err) == (0, "")
     rows = json.loads(result.out)
-    assert [(row["code"], row["name"], row["fixable"]) for row in rows][:4] == KNOWN_RULES
+    assert [(row["code"], row["name"], row["fixable"]) for row in rows
+            if row["code"] in {k[0] for k in KNOWN_RULES}] == KNOWN_RULES
     assert rows == [{"code": r.code, "name": r.name, "summary": r.docs().summary,
                      "fixable": r.fixable} for r in all_rules()]
 
@@ -566,7 +568,7 @@ FIXABLE = (
     "    print(x)  # stays\n"
     "    return x\n"
     "\n"
-    "tf.config.experimental_run_functions_eagerly(True)\n"
+    "tf.config.experimental_run_functions_eagerly(False)\n"
 )
 FIXED = (FIXABLE.replace("experimental_relax_shapes=", "reduce_retracing=")
          .replace("experimental_run_functions_eagerly(", "run_functions_eagerly("))
