@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from ..eager_branches import in_eager_branch
 from ..rule import Rule
 
 
@@ -69,7 +70,8 @@ class PrintInTfFunction(Rule):
     unsafe_fixable = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.qualified_name(node.func) == "builtins.print":
+        if (self.context.qualified_name(node.func) == "builtins.print"
+                and not in_eager_branch(self.context.ancestors, self.context.qualified_name)):
             self.report(node, replacement=self._tf_print(node), unsafe=True)
 
     def _tf_print(self, node: cst.Call):
