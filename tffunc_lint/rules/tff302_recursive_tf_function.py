@@ -160,6 +160,8 @@ class RecursiveTfFunction(Rule):
 
     @classmethod
     def triggers_for(cls, context):
+        if not context.graph:
+            return ()
         calls = context.fact("recursive-calls", recursive_calls)
         names = sorted({name for found in calls.values() for name, _ in found})
         if not names:

@@ -1,0 +1,454 @@
+"""Which names a module rebinds after a traced function may have read them.
+
+A traced function reads the globals and closure variables it uses once, while TensorFlow
+traces it; the graph keeps the values of that moment. That only matters for names that are
+bound again later. This module answers, from the module's ``ast`` tree:
+
+- **globals**: module-level names bound more than once on one path through the module body
+  (``if``/``else`` branches and ``try``/``except`` fallbacks are alternatives, not
+  rebindings), augmented or bound in a module-level loop, or assigned in a function under
+  ``global``. Re-wrapping a name (``f = tf.function(f)``) is not a new value, and a name
+  that only ever holds ``None`` or one ``tf.Variable`` is state TensorFlow tracks;
+- **closure variables**: names of an enclosing function bound again after the nested
+  function is defined (in a loop, by augmented assignment, or a second time), or assigned
+  by a nested function under ``nonlocal``.
+
+The module part is computed once per file (``FileContext.fact``); the closure part on
+demand, per traced function.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+
+from .index import CALLED, bound_names, iter_statements
+from .names import ast_dotted_name, function_local_names
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TF_VARIABLE = "tensorflow.Variable"
+_GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
+_WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
+NEVER = 0
+ALWAYS = math.inf
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One statement binding ``name``: where, and whether it changes an existing value."""
+
+    name: str
+    line: int
+    repeated: bool = False
+    """Runs more than once or updates the old value: in a loop, ``+=``, under ``global``."""
+    value: Optional[ast.expr] = None
+
+
+@dataclass
+class ModuleRebinding:
+    """The rebound module-level names of one module."""
+
+    rebound_after: Dict[str, float] = field(default_factory=dict)
+    """Name → last line at which it gets a new value; ``ALWAYS`` when a function assigns it
+    under ``global`` (that may run at any time). Names bound once are absent."""
+    where: Dict[str, int] = field(default_factory=dict)
+    """Name → a line that rebinds it, for messages."""
+
+    def rebound_for(self, line: int) -> FrozenSet[str]:
+        """Names rebound after ``line`` (where a function reading them is defined)."""
+        return frozenset(name for name, last in self.rebound_after.items() if last > line)
+
+
+def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> ModuleRebinding:
+    """Module-level rebinding. ``resolve`` maps a dotted name to its qualified name;
+    ``text``, the module's source, saves looking for ``global`` statements it lacks."""
+    bindings: List[Binding] = []
+    counts = _count(tree.body, bindings)
+    by_name: Dict[str, List[Binding]] = {}
+    for binding in bindings:
+        by_name.setdefault(binding.name, []).append(binding)
+    has_global = text is None or ("global" in text and _GLOBAL.search(text))
+    in_functions = _global_assignments(tree) if has_global else {}
+    result = ModuleRebinding()
+    for name in set(by_name) | set(in_functions):
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        module_level = by_name.get(name, [])
+        elsewhere = in_functions.get(name, [])
+        if not elsewhere and counts.get(name, 0) < 2:
+            continue
+        if _tracked_state(module_level + elsewhere, resolve):
+            continue
+        if elsewhere:
+            result.rebound_after[name] = ALWAYS
+            result.where[name] = elsewhere[0].line
+        else:
+            last = max(module_level, key=lambda b: b.line)
+            result.rebound_after[name] = last.line
+            result.where[name] = last.line
+    return result
+
+
+def _tracked_state(found: List[Binding], resolve) -> bool:
+    """Only ``None`` and one ``tf.Variable(...)`` site: the lazy-variable pattern."""
+    variables = 0
+    for binding in found:
+        value = binding.value
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if (isinstance(value, ast.Call)
+                and resolve(ast_dotted_name(value.func) or "") == _TF_VARIABLE):
+            variables += 1
+            continue
+        return False
+    return variables <= 1
+
+
+def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
+    """Assignments inside functions to names they declare ``global``."""
+    found: Dict[str, List[Binding]] = {}
+    for node in iter_statements(tree.body):
+        if not isinstance(node, _FUNCTIONS):
+            continue
+        own = list(_own_statements(node.body))
+        declared: Set[str] = set()
+        for statement in own:
+            if isinstance(statement, ast.Global):
+                declared.update(statement.names)
+        for statement in own if declared else ():
+            for name in _statement_bindings(statement):
+                if name in declared:
+                    found.setdefault(name, []).append(Binding(
+                        name, statement.lineno, True, getattr(statement, "value", None)))
+    return found
+
+
+def _own_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of one scope, nested blocks included, nested scopes excluded."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            continue
+        children: List[ast.stmt] = []
+        for block in ("body", "orelse", "finalbody"):
+            children.extend(getattr(node, block, None) or ())
+        for handler in getattr(node, "handlers", None) or ():
+            children.extend(handler.body)
+        for case in getattr(node, "cases", None) or ():
+            children.extend(case.body)
+        stack.extend(reversed(children))
+
+
+def _statement_bindings(node: ast.stmt) -> Iterator[str]:
+    yield from bound_names(node)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        for alias in node.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name.partition(".")[0]
+
+
+def _rewraps(node: ast.stmt, name: str) -> bool:
+    """``f = tf.function(f)``, ``Model = register(Model)``: the same object, wrapped."""
+    value = getattr(node, "value", None)
+    return (isinstance(node, ast.Assign) and isinstance(value, ast.Call)
+            and any(isinstance(arg, ast.Name) and arg.id == name for arg in value.args))
+
+
+def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False
+           ) -> Dict[str, float]:
+    """How many times each name is bound on the worst path through ``body``; records every
+    binding statement in ``bindings``."""
+    counts: Dict[str, float] = {}
+
+    def add(more: Dict[str, float]) -> None:
+        for name, count in more.items():
+            counts[name] = counts.get(name, 0) + count
+
+    for node in body:
+        if isinstance(node, ast.If):
+            add(_alternatives([_count(node.body, bindings, in_loop),
+                               _count(node.orelse, bindings, in_loop)]))
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            main = _count(node.body, bindings, in_loop)
+            for name, count in _count(node.orelse, bindings, in_loop).items():
+                main[name] = main.get(name, 0) + count
+            add(_alternatives([main] + [_count(h.body, bindings, in_loop)
+                                        for h in node.handlers]))
+            add(_count(node.finalbody, bindings, in_loop))
+        elif type(node).__name__ == "Match":
+            add(_alternatives([_count(case.body, bindings, in_loop) for case in node.cases]))
+        elif isinstance(node, _LOOPS):
+            inner: List[Binding] = []
+            if not isinstance(node, ast.While):
+                inner.extend(Binding(n, node.lineno, True, node.iter)
+                             for n in _statement_bindings(node))
+            _count(node.body, inner, True)
+            bindings.extend(Binding(b.name, b.line, True, b.value) for b in inner)
+            add({b.name: ALWAYS for b in inner})
+            add(_count(node.orelse, bindings, in_loop))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for name in _statement_bindings(node):
+                bindings.append(Binding(name, node.lineno, in_loop, node.items[0].context_expr))
+                add({name: 1})
+            add(_count(node.body, bindings, in_loop))
+        else:
+            repeated = in_loop or isinstance(node, ast.AugAssign)
+            value = getattr(node, "value", None) or node
+            for name in _statement_bindings(node):
+                if _rewraps(node, name):
+                    continue
+                bindings.append(Binding(name, node.lineno, repeated, value))
+                add({name: ALWAYS if repeated else 1})
+    return counts
+
+
+def _alternatives(branches: List[Dict[str, float]]) -> Dict[str, float]:
+    merged: Dict[str, float] = {}
+    for branch in branches:
+        for name, count in branch.items():
+            merged[name] = max(merged.get(name, 0), count)
+    return merged
+
+
+# -- closures ---------------------------------------------------------------------------------
+@dataclass
+class ScopeBindings:
+    """Bindings made in one function's own scope, and names nested functions rebind there."""
+
+    local_names: FrozenSet[str]
+    bindings: Dict[str, List[Binding]]
+    nonlocal_lines: Dict[str, int]
+
+
+def scope_bindings(function: ast.AST) -> ScopeBindings:
+    bindings: List[Binding] = []
+    _count(function.body, bindings)
+    by_name: Dict[str, List[Binding]] = {}
+    for binding in bindings:
+        by_name.setdefault(binding.name, []).append(binding)
+    nonlocal_lines: Dict[str, int] = {}
+    for node in ast.walk(function):
+        if node is function or not isinstance(node, _FUNCTIONS):
+            continue
+        declared: Set[str] = set()
+        for statement in _own_statements(node.body):
+            if isinstance(statement, ast.Nonlocal):
+                declared.update(statement.names)
+        for statement in _own_statements(node.body) if declared else ():
+            for name in _statement_bindings(statement):
+                if name in declared:
+                    nonlocal_lines.setdefault(name, statement.lineno)
+    return ScopeBindings(function_local_names(function), by_name, nonlocal_lines)
+
+
+def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
+                    resolve) -> Dict[str, int]:
+    """Names of ``enclosing`` that get a new value after ``nested``, a function written in
+    it, is defined, and before it is called again, with a line where that happens.
+
+    A later binding counts when ``nested`` (or a name it is stored under) is used after it,
+    or in a loop around both that does not also re-create ``nested``. Once ``enclosing``
+    returns, its variables keep their last values: no later trace can see an older one.
+    """
+    end = getattr(nested, "end_lineno", nested.lineno)
+    found: Dict[str, int] = {}
+    for name, line in scope.nonlocal_lines.items():
+        if name in scope.local_names:
+            found[name] = line
+    uses: Optional[List[int]] = None
+    for name, bindings in scope.bindings.items():
+        if name in found or name not in scope.local_names:
+            continue
+        later = [b for b in bindings if b.line > end]
+        if not later or not (any(b.repeated for b in later) or len(bindings) >= 2):
+            continue
+        if uses is None:
+            uses = _uses(enclosing, nested, resolve)
+        loops = _loops(enclosing)
+        for binding in later:
+            if any(use > binding.line for use in uses) or any(
+                    first <= binding.line <= last and not first <= nested.lineno <= last
+                    and any(first <= use <= last for use in uses)
+                    for first, last in loops):
+                found[name] = binding.line
+                break
+    return found
+
+
+def _uses(enclosing: ast.AST, nested: ast.AST, resolve) -> List[int]:
+    """Lines of ``enclosing`` that use ``nested`` by name, or a name it was stored under
+    (``step = tf.function(_step)``)."""
+    names: Set[str] = set()
+    if isinstance(nested, _FUNCTIONS):
+        names.add(nested.name)
+    for statement in _own_statements(enclosing.body):
+        if isinstance(statement, ast.Assign) and _stores(
+                statement.value, names, nested, resolve):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    end = getattr(nested, "end_lineno", nested.lineno)
+    return [node.lineno for node in ast.walk(enclosing)
+            if isinstance(node, ast.Name) and node.id in names and node.lineno > end
+            and isinstance(node.ctx, ast.Load)]
+
+
+def _stores(value: ast.expr, names: Set[str], nested: ast.AST, resolve) -> bool:
+    """``value`` is the function itself, or it wrapped by ``tf.function``/``partial``."""
+    if isinstance(value, ast.Call) and value.args and resolve(
+            ast_dotted_name(value.func) or "") in _WRAPPERS:
+        value = value.args[0]
+    return value is nested or (isinstance(value, ast.Name) and value.id in names)
+
+
+def _loops(enclosing: ast.AST) -> List[Tuple[int, int]]:
+    return [(node.lineno, node.end_lineno) for node in _own_statements(enclosing.body)
+            if isinstance(node, _LOOPS)]
+
+
+def enclosing_functions(index, key) -> List[Tuple[object, ast.AST]]:
+    """The functions a traced function is written in, innermost first, as (key, node)."""
+    node = index.nodes.get(key)
+    if node is None:
+        return []
+    first, last = node.lineno, getattr(node, "end_lineno", node.lineno)
+    found = []
+    for other_key, other in index.nodes.items():
+        if other_key == key or not isinstance(other, _FUNCTIONS):
+            continue
+        if other.lineno <= first and last <= other.end_lineno and other is not node and (
+                other.lineno, other.col_offset) < (node.lineno, node.col_offset):
+            found.append((other_key, other))
+    found.sort(key=lambda item: (item[1].lineno, item[1].col_offset), reverse=True)
+    return found
+
+
+# -- per traced function ----------------------------------------------------------------------
+GLOBAL, CLOSURE = "global", "closure"
+
+
+class Rebinding:
+    """The rebinding facts of one module, as the rules query them (``FileContext.fact``)."""
+
+    def __init__(self, context):
+        self._index = context.graph.index
+        self._resolve = context.names.resolve
+        self._traced = context.graph.traced
+        self.module = module_rebinding(context.tree, context.names.resolve, context.text)
+        self._scopes: Dict[int, ScopeBindings] = {}
+        self._functions: Dict[object, Dict[str, Tuple[str, int]]] = {}
+        self._reused: Optional[Set[object]] = None
+
+    @classmethod
+    def of(cls, context) -> "Rebinding":
+        return context.fact("rebinding", cls)
+
+    def names(self) -> FrozenSet[str]:
+        """Every name some traced function of the module may read at its peril (a superset:
+        trigger text for the regions worth parsing)."""
+        found: Set[str] = set(self.module.rebound_after)
+        for key in self._traced:
+            if _is_nested(self._index, key):
+                found.update(self.captured(key))
+        return frozenset(found)
+
+    def reused(self, key) -> bool:
+        """The trace of ``key`` is reused by later calls: it runs under a ``tf.function``
+        (or a Keras method), not only under a graph API such as ``Dataset.map`` that traces
+        its function once, on the spot."""
+        if self._reused is None:
+            self._reused = self._reused_traces()
+        return key in self._reused
+
+    def _reused_traces(self) -> Set[object]:
+        from .graph_context import ProjectGraph
+        from .index import PASSED
+
+        index, traced = self._index, self._traced
+        project = ProjectGraph([index])
+        reused = {key for key, reason in traced.items()
+                  if _reused_entry(reason.chain()[-1].how)}
+        changed = True
+        while changed:
+            changed = False
+            for key in traced:
+                if key in reused:
+                    continue
+                if any(outer in reused for outer, _ in enclosing_functions(index, key)):
+                    reused.add(key)
+                    changed = True
+            queue = list(reused)
+            while queue:
+                function = index.functions.get(queue.pop())
+                for target, _, how in function.edges if function else ():
+                    found = project.resolve(index, target)
+                    if (found and found[0] == index.path and found[1] in traced
+                            and found[1] not in reused and how in (CALLED, PASSED)):
+                        reused.add(found[1])
+                        queue.append(found[1])
+                        changed = True
+        return reused
+
+    def captured(self, key) -> Dict[str, Tuple[str, int]]:
+        """Names the traced function ``key`` would read from outside, frozen at trace time,
+        though they are rebound: name → (GLOBAL or CLOSURE, a line that rebinds it). The
+        function's own names and those it declares ``global`` are left out."""
+        if key in self._functions:
+            return self._functions[key]
+        node = self._index.nodes.get(key)
+        found: Dict[str, Tuple[str, int]] = {}
+        if node is not None and self.reused(key):
+            enclosing = enclosing_functions(self._index, key)
+            own = (function_local_names(node) | _declared(node, ast.Global)
+                   | _declared(node, ast.Nonlocal))
+            shadowed: Set[str] = set(own)
+            inner = node
+            for outer_key, outer in enclosing:
+                scope = self._scope(outer)
+                if outer_key not in self._traced:  # a traced owner rebinds while tracing
+                    rebound = closure_rebound(outer, scope, inner, self._resolve)
+                    for name in scope.local_names - shadowed:
+                        if name in rebound:
+                            found[name] = (CLOSURE, rebound[name])
+                shadowed |= scope.local_names
+                inner = outer
+            top = (enclosing[-1][1] if enclosing else node).lineno
+            for name in self.module.rebound_for(top) - shadowed:
+                found[name] = (GLOBAL, self.module.where[name])
+        self._functions[key] = found
+        return found
+
+    def _scope(self, function: ast.AST) -> ScopeBindings:
+        scope = self._scopes.get(id(function))
+        if scope is None:
+            scope = self._scopes[id(function)] = scope_bindings(function)
+        return scope
+
+
+def _reused_entry(how: str) -> bool:
+    """``@tf.function``, ``tf.function(...)``, ``Keras Model.call()``, a project decorator;
+    not a graph API (``Dataset.map(...)``, ``tf.while_loop(...)``, ``strategy.run(...)``)."""
+    return how == "tf.function(...)" or not how.endswith("(...)")
+
+
+def _is_nested(index, key) -> bool:
+    function = index.functions.get(key)
+    return function is not None and (function.key[0] == "lambda" or "." in function.qualname[
+        len(function.class_qualname) + 1 if function.class_qualname else 0:])
+
+
+def _declared(function: ast.AST, kind) -> FrozenSet[str]:
+    if isinstance(function, ast.Lambda):
+        return frozenset()
+    names: Set[str] = set()
+    for statement in _own_statements(function.body):
+        if isinstance(statement, kind):
+            names.update(statement.names)
+    return frozenset(names)

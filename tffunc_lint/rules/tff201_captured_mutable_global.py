@@ -1,0 +1,123 @@
+"""TFF201 captured-mutable-global."""
+
+from __future__ import annotations
+
+import re
+from typing import Set, Tuple
+
+import libcst as cst
+
+from ..rebinding import CLOSURE, Rebinding
+from ..rule import Rule
+
+#: Parents under which a ``Name`` is not a read of a variable.
+_NOT_READ = (cst.Attribute, cst.Arg, cst.Param, cst.ImportAlias, cst.NameItem,
+             cst.FunctionDef, cst.ClassDef, cst.AsName, cst.Import, cst.ImportFrom)
+
+
+class CapturedMutableGlobal(Rule):
+    """A traced function reads a global or closure variable that the program rebinds.
+
+    ## What it does
+    Flags the first read, in each traced function, of a module-level name or a variable of
+    an enclosing function that gets a new value elsewhere: assigned again, assigned in a
+    loop, updated with `+=`, assigned by a function under `global` (or `nonlocal`).
+
+    ## Why is this bad?
+    `tf.function` reads Python globals and closure variables only while it traces. Their
+    values become constants of the graph, and later calls run that graph: when the program
+    changes the variable afterwards, the function keeps using the old value, without any
+    error (it does not retrace, since the variable is not an argument).
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    scale = 1.0
+
+    @tf.function
+    def apply(x):
+        return x * scale
+
+    apply(tf.constant(2.0))
+    scale = 3.0
+    apply(tf.constant(2.0))  # still multiplies by 1.0
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    scale = tf.Variable(1.0)
+
+    @tf.function
+    def apply(x):
+        return x * scale
+
+    apply(tf.constant(2.0))
+    scale.assign(3.0)
+    apply(tf.constant(2.0))  # multiplies by 3.0
+    ```
+
+    ## Known problems
+    Names bound once (constants, imports, functions, classes, models) are not reported, nor
+    a name that only ever holds `None` and one `tf.Variable`. A module-level name counts as
+    rebound only if a binding comes after the function reading it, or a function assigns it
+    under `global`; two bindings in the branches of one `if`/`else` or `try`/`except` are
+    alternatives, not a rebinding. A global changed through another module
+    (`config.scale = 3.0`) is not seen. Passing the value as an argument is the other fix:
+    each new Python value then retraces the function (see TFF401), so prefer a tensor or a
+    `tf.Variable` for values that change often.
+
+    ## References
+    - [Better performance with tf.function: Depending on Python global and free variables](https://www.tensorflow.org/guide/function#depending_on_python_global_and_free_variables)
+    - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
+    """
+
+    code = "TFF201"
+    name = "captured-mutable-global"
+    message = ("global `{name}` is rebound (line {line}), but the traced function reads it only "
+               "while tracing and keeps the old value; use a tf.Variable (and `.assign()`) or "
+               "pass it as an argument")
+    closure_message = ("closure variable `{name}` is rebound after this function is defined "
+                       "(line {line}), but the traced function reads it only while tracing and "
+                       "keeps the old value; use a tf.Variable (and `.assign()`) or pass it as "
+                       "an argument")
+
+    def __init__(self, context):
+        super().__init__(context)
+        self._seen: Set[Tuple[object, str]] = set()
+
+    @classmethod
+    def triggers_for(cls, context):
+        if not context.graph:
+            return ()
+        names = sorted(Rebinding.of(context).names())
+        if not names:
+            return ()
+        return (re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, names))),)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        function = self.context.function
+        if function is None or node.value in self.context.local_names:
+            return
+        captured = Rebinding.of(self.context).captured(function.key).get(node.value)
+        if captured is None or (function.key, node.value) in self._seen:
+            return
+        ancestors = self.context.ancestors
+        parent = ancestors[-2] if len(ancestors) > 1 else None
+        if isinstance(parent, _NOT_READ) and not _is_value_of(parent, node):
+            return
+        self._seen.add((function.key, node.value))
+        kind, line = captured
+        template = self.closure_message if kind == CLOSURE else self.message
+        self.report(node, template.format(name=node.value, line=line))
+
+
+def _is_value_of(parent: cst.CSTNode, node: cst.Name) -> bool:
+    """``node`` is read in ``parent``: the object of ``x.attr``, or the value of ``f(k=x)``."""
+    if isinstance(parent, cst.Attribute):
+        return parent.value is node
+    if isinstance(parent, cst.Arg):
+        return parent.value is node
+    return False
