@@ -108,8 +108,10 @@ class ExternalContainerMutation(Rule):
 
     triggers = (
         re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
-        re.compile(r"\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"),
-        re.compile(r"\bdel\b"),
+        # ``x[k] = v``, ``self.cache[k] += v``, ``del x[k]`` as statements.
+        re.compile(r"^[ \t]*[\w.]+\s*\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)",
+                   re.MULTILINE),
+        re.compile(r"^[ \t]*del\b[^\n]*\]", re.MULTILINE),
     )
 
     # -- method calls ---------------------------------------------------------------------

@@ -127,7 +127,9 @@ class PythonStateMutation(Rule):
 
     triggers = (
         re.compile(r"\b(?:global|nonlocal)\b"),
-        re.compile(r"\w\s*\.\s*\w+\s*(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"),
+        # A statement whose target is ``name.attr`` (possibly among a tuple's targets).
+        re.compile(r"^[ \t]*(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*"
+                   r"(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE),
     )
 
     def report(self, node: cst.CSTNode, message=None, **kwargs) -> None:
