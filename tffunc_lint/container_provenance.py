@@ -424,6 +424,10 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
         return Origin(Provenance.ATTRIBUTE, kind, f"attribute `{head}.{attribute}`")
     kind = None if rest else own.kind(head, context.names)
     if scope is context.function.node:
+        kwarg = getattr(scope.args, "kwarg", None)
+        if parameter and kwarg is not None and kwarg.arg == head:
+            # ``**kwargs`` is a new dict on every call; its values are the caller's.
+            return UNKNOWN if rest else Origin(Provenance.LOCAL, "dict", f"local `{head}`")
         if parameter:
             return (UNKNOWN if rest else
                     Origin(Provenance.PARAMETER, None, f"parameter `{head}`"))

@@ -128,7 +128,7 @@ class PythonStateMutation(Rule):
     triggers = (
         re.compile(r"\b(?:global|nonlocal)\b"),
         # A statement whose target is ``name.attr`` (possibly among a tuple's targets).
-        re.compile(r"^[ \t]*(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*"
+        re.compile(r"^[ \t]*[(\[]?(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*[)\]]?\s*"
                    r"(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE),
     )
 
