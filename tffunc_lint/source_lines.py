@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left
-from typing import Iterable, List, Optional
+from typing import Iterable, List
 
 from .index import TF_FUNCTION
 
@@ -66,15 +66,17 @@ class SourceLines:
         return index < len(self.numbers) and self.numbers[index] <= last
 
 
-def tf_function_lines(text: str, names) -> SourceLines:
-    """Lines that can hold a reference to ``tf.function``: ``….function`` (``tf.function``,
-    ``tf.compat.v1.function``) when the module imports TensorFlow, and the names it imports
-    ``tensorflow.function`` as (``from tensorflow import function``)."""
-    words, attributes = set(), set()
-    for name in names.local_names_for(("tensorflow",)):
-        resolved: Optional[str] = names.resolve(name)
-        if resolved == TF_FUNCTION:
-            words.add(name)
-        elif resolved == "tensorflow" or (resolved or "").startswith("tensorflow."):
-            attributes.add("function")
-    return SourceLines(text, words, attributes)
+def tf_function_lines(context) -> SourceLines:
+    """Lines of the module that can hold a reference to ``tf.function`` (a ``context.fact``):
+    ``….function`` (``tf.function``, ``tf.compat.v1.function``) when the module imports
+    TensorFlow, and the names it imports ``tensorflow.function`` as."""
+    return context.fact("tf_function_lines", _tf_function_lines)
+
+
+def _tf_function_lines(context) -> SourceLines:
+    names = context.names
+    words = [name for name in names.local_names_for((TF_FUNCTION,))
+             if names.resolve(name) == TF_FUNCTION]
+    imports_tensorflow = (names.local_alias("tensorflow") is not None
+                          or bool(names.local_names_for(("tensorflow.",))))
+    return SourceLines(context.text, words, ("function",) if imports_tensorflow else ())

@@ -246,7 +246,7 @@ def recreations(context) -> Recreations:
     Only the statements whose lines can name ``tf.function`` are scanned."""
     if context.tree is None:
         return Recreations()
-    lines = tf_function_lines(context.text, context.names)
+    lines = tf_function_lines(context)
     if not lines:
         return Recreations()
     return _Scanner(context, lines).scan(context.tree)

@@ -1,0 +1,700 @@
+"""Call sites of the module's ``tf.function`` objects, and what kind of Python value each
+argument is.
+
+A ``tf.function`` specialises its graph on the Python values it is called with: every new
+Python number is a new trace, a Python list is unrolled into the graph, a Python iterator is
+consumed once, while tracing. This module finds, from the module's ``ast``:
+
+* the *traced callables*: defs decorated with ``tf.function``, ``name = tf.function(f)``,
+  ``self.name = tf.function(self._f)``; with their parameters and whether an
+  ``input_signature`` pins their arguments to tensors;
+* their *call sites* outside graph context, and what each argument is: a loop variable over
+  ``range`` or a list of numbers (``varying``), a number literal (``literal``), a Python
+  list/tuple of constants (``data``), a Python iterator or generator (``iterator``), or
+  anything else (unknown, never reported).
+
+Rules report at a call site by counting, in source order, the calls whose callee is spelled
+as one of ``CallSites.spellings`` (see :class:`CallSiteReporter`): LibCST visits them in the
+same order as the sorted ``ast`` positions. The whole analysis is one ``context.fact``, shared
+by TFF401, TFF403 (module scope) and TFF106 (traced scope).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from .index import TF_FUNCTION, FunctionKey, def_key, iter_statements
+from .names import ast_dotted_name, dotted_name
+from .source_lines import SourceLines, tf_function_lines
+
+FACT = "call_sites"
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = _FUNCTIONS + (ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NUMBER_FUNCTIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.abs",
+                               "builtins.round", "builtins.min", "builtins.max"})
+_ITERATOR_FUNCTIONS = frozenset({"builtins.map", "builtins.filter", "builtins.zip",
+                                 "builtins.enumerate", "builtins.reversed"})
+_SEQUENCE_FUNCTIONS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted"})
+_ITERATING_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple"})
+_MAX_DEPTH = 4
+
+Slot = Tuple[str, object]
+"""Where an argument sits in a call: ("pos", index) or ("kw", name)."""
+
+VARYING, LITERAL, DATA, ITERATOR = "varying", "literal", "data", "iterator"
+
+
+@dataclass(eq=False)
+class TracedCallable:
+    """A name that refers to a ``tf.function`` object in some part of the module."""
+
+    spelling: str
+    """How calls spell it: ``step`` or ``self.step``."""
+    owner: Optional[ast.AST]
+    """Where the spelling means this object: a class (``self.x``), a function (nested), or
+    None for the whole module."""
+    function: Optional[ast.AST]
+    """The def (or lambda) that is traced, when the module holds it."""
+    skip_first: bool
+    """Called as a bound method: the def's first parameter is not passed."""
+    input_signature: bool
+
+    @property
+    def key(self) -> Optional[FunctionKey]:
+        if isinstance(self.function, _FUNCTIONS):
+            return def_key(self.function.lineno, self.function.name)
+        return None
+
+    def positional(self) -> List[str]:
+        if self.function is None:
+            return []
+        args = self.function.args
+        names = [a.arg for a in (*args.posonlyargs, *args.args)]
+        return names[1:] if self.skip_first else names
+
+    def parameter(self, slot: Slot) -> Optional[str]:
+        """The parameter an argument binds, or None when it cannot be told."""
+        kind, where = slot
+        if self.function is None:
+            return f"argument {where + 1}" if kind == "pos" else str(where)
+        if kind == "pos":
+            names = self.positional()
+            return names[where] if where < len(names) else None
+        args = self.function.args
+        every = {a.arg for a in (*args.args, *args.kwonlyargs)}
+        return str(where) if where in every else None
+
+    def iterated(self) -> FrozenSet[str]:
+        """Parameters the traced body iterates with a Python ``for`` (or a comprehension)."""
+        if not isinstance(self.function, _FUNCTIONS):
+            return frozenset()
+        parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
+        found = set()
+        for node in _own_nodes(self.function.body):
+            if isinstance(node, (*_LOOPS, ast.comprehension)):
+                found.update(_iterated_names(node.iter) & parameters)
+        return frozenset(found)
+
+
+@dataclass
+class Argument:
+    """One argument at one call site, with what kind of Python value it is."""
+
+    callee: TracedCallable
+    parameter: str
+    slot: Slot
+    kind: str
+    value: object
+    line: int
+
+
+@dataclass
+class CallSites:
+    """The module's traced callables, their call sites and the findings at them."""
+
+    spellings: FrozenSet[str] = frozenset()
+    findings: Dict[int, List[Tuple[str, Slot, str]]] = field(default_factory=dict)
+    """Ordinal of a call (in source order, among calls spelled as ``spellings``) →
+    (code, argument slot, message)."""
+    iterators: Dict[FunctionKey, Dict[str, str]] = field(default_factory=dict)
+    """Traced function → parameter → the Python iterator a call site passes to it."""
+    arguments: List[Argument] = field(default_factory=list)
+
+    def codes(self) -> Set[str]:
+        return {code for found in self.findings.values() for code, _, _ in found}
+
+
+def call_sites(context) -> CallSites:
+    """The ``context.fact`` holding the module's call-site analysis."""
+    return context.fact(FACT, _analyse)
+
+
+def _analyse(context) -> CallSites:
+    tree = context.tree
+    if tree is None:
+        return CallSites()
+    lines = tf_function_lines(context)
+    if not lines:
+        return CallSites()
+    callables = _Collector(context, lines).collect(tree)
+    if not callables:
+        return CallSites()
+    words = {c.spelling.rpartition(".")[2] for c in callables}
+    scanner = _CallScanner(context, callables, SourceLines(context.text, words))
+    return scanner.scan(tree)
+
+
+# -- small ast helpers ----------------------------------------------------------------------
+def _own_nodes(body) -> Iterator[ast.AST]:
+    """Every node of a function body, not descending into nested scopes."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _SCOPES):
+                stack.append(child)
+
+
+def _iterated_names(node: ast.expr) -> Set[str]:
+    """Names a ``for`` iterates: ``xs`` in ``for x in xs`` / ``enumerate(xs)`` / ``zip(xs, ys)``."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _ITERATING_WRAPPERS):
+        return {a.id for a in node.args if isinstance(a, ast.Name)}
+    return set()
+
+
+def _target_names(target: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _is_constant_data(node: ast.expr) -> bool:
+    """A number/string/bool, or a list/tuple of them (nested)."""
+    if isinstance(node, ast.Constant):
+        return node.value is not None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _is_constant_data(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_is_constant_data(e) for e in node.elts)
+    return False
+
+
+def _number(node: ast.expr) -> Optional[object]:
+    """The value of a number or bool literal (``-1`` included), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        return node.value
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))
+            and not isinstance(node.operand.value, bool)):
+        return -node.operand.value
+    return None
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _has_input_signature(call: Optional[ast.Call]) -> bool:
+    if call is None:
+        return False
+    value = _keyword(call, "input_signature")
+    if value is None and len(call.args) > 1:
+        value = call.args[1]
+    return value is not None and not (isinstance(value, ast.Constant) and value.value is None)
+
+
+def _direct_defs(body) -> Dict[str, ast.AST]:
+    """Defs a body binds in its own scope (the last one wins)."""
+    return {node.name: node for node in iter_statements(body, into_scopes=False)
+            if isinstance(node, _FUNCTIONS)}
+
+
+# -- traced callables -----------------------------------------------------------------------
+class _Collector:
+    """Finds the module's tf.function objects, scanning only lines that name tf.function."""
+
+    def __init__(self, context, lines: SourceLines):
+        self.names = context.names
+        self.lines = lines
+        self.found: List[TracedCallable] = []
+
+    def is_tf_function(self, node: ast.expr) -> bool:
+        dotted = ast_dotted_name(node)
+        return dotted is not None and self.names.resolve(dotted) == TF_FUNCTION
+
+    def collect(self, tree: ast.Module) -> List[TracedCallable]:
+        self._body(tree.body, [tree])
+        return self.found
+
+    def _body(self, body, parents: List[ast.AST]) -> None:
+        for statement in body:
+            if self.lines.touches(statement):
+                self._statement(statement, parents)
+
+    def _statement(self, node: ast.stmt, parents: List[ast.AST]) -> None:
+        if isinstance(node, _FUNCTIONS):
+            self._decorated(node, parents)
+            self._body(node.body, parents + [node])
+            return
+        if isinstance(node, ast.ClassDef):
+            self._body(node.body, parents + [node])
+            return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            self._wrapped(node.targets[0], node.value, parents)
+        for block in ("body", "orelse", "finalbody"):
+            self._body(getattr(node, block, None) or (), parents)
+        for handler in getattr(node, "handlers", None) or ():
+            self._body(handler.body, parents)
+
+    def _decorated(self, node: ast.AST, parents: List[ast.AST]) -> None:
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            if not self.is_tf_function(call.func if call else decorator):
+                continue
+            if call is not None and (call.args or _keyword(call, "func")):
+                continue  # @tf.function(f): not this def
+            scope = parents[-1]
+            if isinstance(scope, ast.ClassDef):
+                if any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                       for d in node.decorator_list):
+                    return
+                self.found.append(TracedCallable(f"self.{node.name}", scope, node, True,
+                                                 _has_input_signature(call)))
+            else:
+                owner = scope if isinstance(scope, _FUNCTIONS) else None
+                self.found.append(TracedCallable(node.name, owner, node, False,
+                                                 _has_input_signature(call)))
+            return
+
+    def _wrapped(self, target: ast.expr, value: ast.expr, parents: List[ast.AST]) -> None:
+        """``name = tf.function(f, ...)``, ``self.name = tf.function(...)(self._f)``."""
+        if not isinstance(value, ast.Call):
+            return
+        options: Optional[ast.Call] = None
+        wrapped: Optional[ast.expr] = None
+        if self.is_tf_function(value.func):
+            options = value
+            wrapped = value.args[0] if value.args else _keyword(value, "func")
+        elif isinstance(value.func, ast.Call) and self.is_tf_function(value.func.func):
+            options = value.func
+            wrapped = value.args[0] if value.args else None
+        if wrapped is None:
+            return
+        scope = parents[-1]
+        cls = next((p for p in reversed(parents) if isinstance(p, ast.ClassDef)), None)
+        function, bound = self._resolve(wrapped, parents, cls)
+        if isinstance(target, ast.Name):
+            owner = scope if isinstance(scope, _FUNCTIONS) else (
+                None if isinstance(scope, ast.Module) else scope)
+            if isinstance(scope, ast.ClassDef):
+                return  # a class attribute: called as self.name, with self bound
+            self.found.append(TracedCallable(target.id, owner, function, bound,
+                                             _has_input_signature(options)))
+        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+              and target.value.id == "self" and cls is not None):
+            self.found.append(TracedCallable(f"self.{target.attr}", cls, function, bound,
+                                             _has_input_signature(options)))
+
+    def _resolve(self, wrapped: ast.expr, parents: List[ast.AST], cls: Optional[ast.ClassDef]
+                 ) -> Tuple[Optional[ast.AST], bool]:
+        """The def ``wrapped`` names, and whether it is a bound method."""
+        if isinstance(wrapped, ast.Lambda):
+            return wrapped, False
+        if isinstance(wrapped, ast.Name):
+            for scope in reversed(parents):
+                if isinstance(scope, (ast.Module, *_FUNCTIONS)):
+                    found = _direct_defs(scope.body).get(wrapped.id)
+                    if found is not None:
+                        return found, False
+            return None, False
+        if (isinstance(wrapped, ast.Attribute) and isinstance(wrapped.value, ast.Name)
+                and wrapped.value.id == "self" and cls is not None):
+            method = _direct_defs(cls.body).get(wrapped.attr)
+            if method is not None:
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                             for d in method.decorator_list)
+                return method, not static
+        return None, False
+
+
+# -- call sites -----------------------------------------------------------------------------
+@dataclass
+class _Frame:
+    node: Optional[ast.AST]
+    traced: bool
+    loops: List[ast.AST] = field(default_factory=list)
+    """Enclosing loops and comprehensions of this frame, innermost last."""
+    _bindings: Optional[Dict[str, List[ast.AST]]] = None
+
+    def bindings(self, module: ast.Module) -> Dict[str, List[ast.AST]]:
+        """Statements binding each name in this frame's own scope."""
+        if self._bindings is None:
+            found: Dict[str, List[ast.AST]] = {}
+            body = module.body if self.node is None else (
+                self.node.body if isinstance(self.node, _FUNCTIONS) else [])
+            for statement in iter_statements(body, into_scopes=False):
+                for name in _bound_by(statement):
+                    found.setdefault(name, []).append(statement)
+            if isinstance(self.node, _FUNCTIONS):
+                args = self.node.args
+                for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                            args.vararg, args.kwarg):
+                    if arg is not None:
+                        found.setdefault(arg.arg, []).append(arg)
+            self._bindings = found
+        return self._bindings
+
+
+def _bound_by(statement: ast.stmt) -> Iterator[str]:
+    if isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            yield from _target_names(target)
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign, *_LOOPS)):
+        yield from _target_names(statement.target)
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        for item in statement.items:
+            if item.optional_vars is not None:
+                yield from _target_names(item.optional_vars)
+    elif isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
+        yield statement.name
+    elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+        for alias in statement.names:
+            yield (alias.asname or alias.name).partition(".")[0]
+    elif isinstance(statement, ast.Try):
+        for handler in statement.handlers:
+            if handler.name:
+                yield handler.name
+
+
+class _CallScanner:
+    """One pruned pass over the module: the calls of traced callables and their arguments."""
+
+    def __init__(self, context, callables: List[TracedCallable], lines: SourceLines):
+        self.context = context
+        self.names = context.names
+        self.tree = context.tree
+        self.traced = context.graph.traced if context.graph is not None else {}
+        self.callables = callables
+        self.by_spelling: Dict[str, List[TracedCallable]] = {}
+        for callable_ in callables:
+            self.by_spelling.setdefault(callable_.spelling, []).append(callable_)
+        self.lines = lines
+        self.parents: List[ast.AST] = []
+        self.events: List[Tuple[Tuple[int, int], List[Argument]]] = []
+        self.generators: Optional[Dict[str, bool]] = None
+
+    # walking ------------------------------------------------------------------------------
+    def scan(self, tree: ast.Module) -> CallSites:
+        self._visit(tree, _Frame(None, False))
+        self.events.sort(key=lambda event: event[0])
+        result = CallSites(spellings=frozenset(self.by_spelling))
+        literals: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}
+        for _, arguments in self.events:
+            for argument in arguments:
+                result.arguments.append(argument)
+                if argument.kind == LITERAL:
+                    literals.setdefault((id(argument.callee), argument.parameter), set()).add(
+                        (type(argument.value).__name__, argument.value))
+        for ordinal, (_, arguments) in enumerate(self.events):
+            for argument in arguments:
+                found = self._judge(argument, literals)
+                if found:
+                    result.findings.setdefault(ordinal, []).append(found)
+                key = argument.callee.key
+                if argument.kind == ITERATOR and key is not None:
+                    result.iterators.setdefault(key, {})[argument.parameter] = argument.value
+        return result
+
+    def _children(self, node: ast.AST, children, frame: _Frame) -> None:
+        self.parents.append(node)
+        touches = self.lines.touches
+        for child in children:
+            if touches(child):
+                self._visit(child, frame)
+        self.parents.pop()
+
+    def _visit(self, node: ast.AST, frame: _Frame) -> None:
+        if isinstance(node, _FUNCTIONS):
+            self._children(node, node.decorator_list + [node.args]
+                           + ([node.returns] if node.returns else []), frame)
+            traced = frame.traced or def_key(node.lineno, node.name) in self.traced
+            self._children(node, node.body, _Frame(node, traced))
+            return
+        if isinstance(node, ast.Lambda):
+            self._children(node, [node.args], frame)
+            self._children(node, [node.body], _Frame(node, frame.traced))
+            return
+        if isinstance(node, ast.Call):
+            callee = self._callee(node)
+            if callee is not None or ast_dotted_name(node.func) in self.by_spelling:
+                arguments = [] if callee is None or frame.traced else self._arguments(
+                    node, callee, frame)
+                self.events.append(((node.lineno, node.col_offset), arguments))
+        if isinstance(node, (*_LOOPS, ast.While)):
+            self._children(node, [node.test] if isinstance(node, ast.While) else [node.iter],
+                           frame)
+            frame.loops.append(node)
+            self._children(node, node.body, frame)
+            frame.loops.pop()
+            self._children(node, node.orelse, frame)
+            return
+        if isinstance(node, _COMPREHENSIONS):
+            frame.loops.append(node)
+            self._children(node, list(ast.iter_child_nodes(node)), frame)
+            frame.loops.pop()
+            return
+        self._children(node, list(ast.iter_child_nodes(node)), frame)
+
+    def _callee(self, call: ast.Call) -> Optional[TracedCallable]:
+        spelling = ast_dotted_name(call.func)
+        candidates = self.by_spelling.get(spelling) if spelling else None
+        if not candidates:
+            return None
+        best = None
+        for candidate in candidates:
+            if candidate.owner is None:
+                best = best or candidate
+            elif candidate.owner in self.parents:
+                depth = self.parents.index(candidate.owner)
+                if best is None or best.owner is None or depth > self.parents.index(best.owner):
+                    best = candidate
+        if best is not None and best.function is not None and best.function in self.parents:
+            return None  # a recursive call, made while tracing
+        return best
+
+    # arguments ----------------------------------------------------------------------------
+    def _arguments(self, call: ast.Call, callee: TracedCallable, frame: _Frame
+                   ) -> List[Argument]:
+        if callee.input_signature:
+            return []
+        slots: List[Tuple[Slot, ast.expr]] = []
+        for index, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                break  # later positions are unknown
+            slots.append((("pos", index), argument))
+        slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
+        found = []
+        for slot, expression in slots:
+            parameter = callee.parameter(slot)
+            if parameter is None:
+                continue
+            kind, value = self._classify(expression, frame, 0)
+            if kind is not None:
+                found.append(Argument(callee, parameter, slot, kind, value, call.lineno))
+        return found
+
+    def _classify(self, node: ast.expr, frame: _Frame, depth: int
+                  ) -> Tuple[Optional[str], object]:
+        """(kind, value) of a Python value, or (None, None) when it cannot be told."""
+        if depth > _MAX_DEPTH:
+            return None, None
+        number = _number(node)
+        if number is not None:
+            return LITERAL, number
+        if isinstance(node, ast.Name):
+            return self._name(node.id, frame, depth)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)):
+            return self._expression(node, frame, depth)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            if node.elts and _is_constant_data(node):
+                return DATA, "a Python list"
+            return None, None
+        if isinstance(node, ast.ListComp):
+            return DATA, "a Python list"
+        if isinstance(node, ast.GeneratorExp):
+            return ITERATOR, "a generator expression"
+        if isinstance(node, ast.Call):
+            return self._call(node, frame, depth)
+        return None, None
+
+    def _expression(self, node: ast.expr, frame: _Frame, depth: int
+                    ) -> Tuple[Optional[str], object]:
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                and isinstance(node.left, (ast.List, ast.Tuple))):
+            kind, value = self._classify(node.left, frame, depth + 1)
+            return (kind, value) if kind == DATA else (None, None)
+        leaves = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+        kinds = [self._classify(leaf, frame, depth + 1)[0] for leaf in leaves]
+        if VARYING in kinds and all(k in (VARYING, LITERAL) for k in kinds):
+            return VARYING, None
+        return None, None
+
+    def _call(self, node: ast.Call, frame: _Frame, depth: int) -> Tuple[Optional[str], object]:
+        dotted = ast_dotted_name(node.func)
+        qualified = self.names.resolve(dotted) if dotted else None
+        if qualified in _NUMBER_FUNCTIONS and node.args and not node.keywords:
+            kinds = [self._classify(a, frame, depth + 1)[0] for a in node.args]
+            if VARYING in kinds and all(k in (VARYING, LITERAL) for k in kinds):
+                return VARYING, None
+            return None, None
+        if qualified in _SEQUENCE_FUNCTIONS and len(node.args) == 1:
+            inner = node.args[0]
+            if isinstance(inner, ast.Call) and self._qualified(inner.func) == "builtins.range":
+                return DATA, "a Python list"
+            kind, _ = self._classify(inner, frame, depth + 1)
+            return (DATA, "a Python list") if kind == DATA else (None, None)
+        if qualified == "builtins.iter" and len(node.args) == 1:
+            inner = node.args[0]
+            if isinstance(inner, ast.Call) and self._qualified(inner.func) == "builtins.range":
+                return ITERATOR, "iter(range(...))"
+            kind, _ = self._classify(inner, frame, depth + 1)
+            return (ITERATOR, "iter() over a Python list") if kind == DATA else (None, None)
+        if qualified in _ITERATOR_FUNCTIONS:
+            return ITERATOR, f"{qualified.rpartition('.')[2]}(...)"
+        if qualified and qualified.startswith("itertools."):
+            return ITERATOR, f"{qualified}(...)"
+        if isinstance(node.func, ast.Name) and self._is_generator_function(node.func.id, frame):
+            return ITERATOR, f"the generator {node.func.id}()"
+        return None, None
+
+    def _qualified(self, node: ast.expr) -> Optional[str]:
+        dotted = ast_dotted_name(node)
+        return self.names.resolve(dotted) if dotted else None
+
+    def _name(self, name: str, frame: _Frame, depth: int) -> Tuple[Optional[str], object]:
+        for loop in reversed(frame.loops):
+            for target, iterable in _loop_targets(loop):
+                if name in _target_names(target):
+                    return self._loop_variable(name, target, iterable)
+        bindings = frame.bindings(self.tree).get(name, [])
+        if not bindings:
+            return None, None
+        if frame.loops and _is_counter(name, bindings):
+            return VARYING, None
+        if len(bindings) == 1 and isinstance(bindings[0], ast.Assign):
+            statement = bindings[0]
+            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                kind, value = self._classify(statement.value, frame, depth + 1)
+                return (kind, value) if kind in (DATA, ITERATOR, LITERAL) else (None, None)
+        return None, None
+
+    def _loop_variable(self, name: str, target: ast.AST, iterable: ast.expr
+                       ) -> Tuple[Optional[str], object]:
+        if isinstance(iterable, ast.Call):
+            qualified = self._qualified(iterable.func)
+            if qualified == "builtins.range" and isinstance(target, ast.Name):
+                return VARYING, None
+            if (qualified == "builtins.enumerate" and isinstance(target, ast.Tuple)
+                    and target.elts and isinstance(target.elts[0], ast.Name)
+                    and target.elts[0].id == name):
+                return VARYING, None
+            return None, None
+        if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts and isinstance(
+                target, ast.Name):
+            if all(_number(e) is not None for e in iterable.elts):
+                return VARYING, None
+            if all(isinstance(e, (ast.List, ast.Tuple)) and e.elts and _is_constant_data(e)
+                   for e in iterable.elts):
+                return DATA, "a Python list"
+        return None, None
+
+    def _is_generator_function(self, name: str, frame: _Frame) -> bool:
+        scopes = [self.tree] + [p for p in self.parents if isinstance(p, _FUNCTIONS)]
+        for scope in reversed(scopes):
+            found = _direct_defs(scope.body).get(name)
+            if found is not None:
+                return any(isinstance(n, (ast.Yield, ast.YieldFrom))
+                           for n in _own_nodes(found.body))
+        return False
+
+    # findings -----------------------------------------------------------------------------
+    def _judge(self, argument: Argument, literals) -> Optional[Tuple[str, Slot, str]]:
+        callee = argument.callee
+        name = callee.spelling
+        if argument.kind == VARYING:
+            return ("TFF401", argument.slot, (
+                f"`{name}` gets a different Python number for `{argument.parameter}` on each "
+                "pass, and every new value traces a new graph; pass a tensor instead (use "
+                "tf.constant(...)) or give the tf.function an input_signature"))
+        if argument.kind == LITERAL:
+            values = literals.get((id(callee), argument.parameter), set())
+            if len(values) > 1:
+                shown = ", ".join(repr(v) for _, v in sorted(values, key=repr))
+                return ("TFF401", argument.slot, (
+                    f"`{name}` is called with the Python values {shown} for "
+                    f"`{argument.parameter}`, and each distinct value traces a new graph; "
+                    "pass a tensor instead (use tf.constant(...)) or give the tf.function an "
+                    "input_signature"))
+        if argument.kind == DATA and argument.parameter in callee.iterated():
+            return ("TFF403", argument.slot, (
+                f"`{name}` iterates `{argument.parameter}` with a Python loop, and this call "
+                "passes a Python list: the loop is unrolled into the graph, which grows with "
+                "the data (and retraces for each new list); use a tf.data.Dataset or a tensor "
+                "instead"))
+        return None
+
+
+def _loop_targets(loop: ast.AST) -> List[Tuple[ast.AST, ast.expr]]:
+    if isinstance(loop, ast.While):
+        return []
+    if isinstance(loop, _LOOPS):
+        return [(loop.target, loop.iter)]
+    return [(generator.target, generator.iter) for generator in loop.generators]
+
+
+def _is_counter(name: str, bindings: List[ast.AST]) -> bool:
+    """``n = 0`` … ``n += 1``: every binding is a number literal or a step by one."""
+    stepped = False
+    for statement in bindings:
+        if isinstance(statement, ast.Assign) and _number(statement.value) is not None:
+            continue
+        if (isinstance(statement, ast.AugAssign) and isinstance(statement.op, (ast.Add, ast.Sub))
+                and _number(statement.value) is not None):
+            stepped = True
+            continue
+        return False
+    return stepped
+
+
+# -- reporting ------------------------------------------------------------------------------
+def argument_at(call: cst.Call, slot: Slot) -> Optional[cst.BaseExpression]:
+    """The LibCST expression of the argument in ``slot``."""
+    kind, where = slot
+    positional = [a for a in call.args if a.keyword is None and a.star != "**"]
+    if kind == "pos":
+        return positional[where].value if where < len(positional) else None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == where:
+            return arg.value
+    return None
+
+
+class CallSiteReporter:
+    """Mixin for module-scope rules that report at call sites found by :func:`call_sites`."""
+
+    code: str
+
+    @classmethod
+    def triggers_for(cls, context):
+        found = call_sites(context)
+        if cls.code not in found.codes():
+            return ()
+        return tuple(spelling.rpartition(".")[2] for spelling in found.spellings)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._ordinal = 0  # the engine may walk the tree a second time
+        self._sites = call_sites(self.context)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if dotted_name(node.func) not in self._sites.spellings:
+            return
+        ordinal = self._ordinal
+        self._ordinal += 1
+        for code, slot, message in self._sites.findings.get(ordinal, ()):
+            if code == self.code:
+                expression = argument_at(node, slot)
+                if expression is not None:
+                    self.report(expression, message)

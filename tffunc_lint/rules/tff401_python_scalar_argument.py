@@ -1,0 +1,70 @@
+"""TFF401 python-scalar-argument."""
+
+from ..call_sites import CallSiteReporter
+from ..rule import Rule, Scope
+
+
+class PythonScalarArgument(CallSiteReporter, Rule):
+    """A Python number that changes from call to call, passed to a `tf.function`.
+
+    ## What it does
+    Flags call sites of a `tf.function` (a `@tf.function` def, `f = tf.function(g)`,
+    `self.f = tf.function(...)`) that pass a Python number or bool that varies: a loop
+    variable over `range(...)` or over a list of numbers, an expression of one, a counter
+    stepped in a loop, or different literals at different call sites of the same function.
+
+    ## Why is this bad?
+    `tf.function` traces a new graph for every new Python value of an argument: Python
+    numbers are baked into the graph as constants. A loop that passes `step` as a Python
+    `int` retraces on every pass; tracing is the slowest part of `tf.function`, so the loop
+    runs slower than plain eager code (TensorFlow warns about "excessive retracing"). A
+    tensor of the same dtype and shape reuses one graph for every value.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+    @tf.function
+    def train(num_steps):
+        for _ in tf.range(num_steps):
+            pass
+        return num_steps
+
+    for n in range(10):
+        train(n)
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+    @tf.function
+    def train(num_steps):
+        for _ in tf.range(num_steps):
+            pass
+        return num_steps
+
+    for n in range(10):
+        train(tf.constant(n))
+    ```
+
+    ## Known problems
+    Only calls in the same module are seen, by the name the module gives the `tf.function`
+    (`train(...)`, `self.train(...)` inside the class). A function with an `input_signature`
+    is never reported, nor one fixed literal used at every call site (a hyper-parameter,
+    traced once by design), nor values whose origin is not visible (parameters, attributes).
+    Keras `call` methods are traced by Keras, not reported here. A Python flag that takes
+    two values on purpose (`training=True` / `training=False`) is reported when both
+    appear as literals; two traces may be what you want: add `# noqa: TFF401`.
+
+    ## References
+    - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
+    - [Better performance with tf.function: Depending on Python values](https://www.tensorflow.org/guide/function#depending_on_python_values)
+    """
+
+    code = "TFF401"
+    name = "python-scalar-argument"
+    message = ("a Python number that varies, passed to a tf.function, traces a new graph for "
+               "each value; use a tensor (tf.constant(...)) or an input_signature")
+    scope = Scope.MODULE
+    triggers = ("function",)
