@@ -23,7 +23,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .index import CALLED, bound_names, iter_statements
 from .names import ast_dotted_name, function_local_names
@@ -452,3 +452,207 @@ def _declared(function: ast.AST, kind) -> FrozenSet[str]:
         if isinstance(statement, kind):
             names.update(statement.names)
     return frozenset(names)
+
+
+# -- attributes ---------------------------------------------------------------------------------
+#: Methods that set an object up: attributes assigned there only are the object's fixed
+#: configuration. So are the lazy builders Keras layers call once (``_build_from_signature``).
+SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "build", "setUp"})
+_BUILDER = re.compile(r"_*build")
+_TF_PREFIXES = ("tensorflow.", "keras.")
+#: Methods that create TensorFlow state on a Keras layer or a tf.Module.
+_STATE_FACTORIES = frozenset({"add_weight", "add_variable", "add_loss", "add_metric"})
+_PYTHON_SCALARS = (int, float, str, bool, bytes, complex)
+
+
+@dataclass
+class AttributeRebinding:
+    """Attributes that code of the module reassigns with plain Python values."""
+
+    rebound: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    """Class qualname → attribute → a line that reassigns it with a Python value, outside
+    the set-up methods (``__init__``, ``build`` …) and ``with tf.init_scope():``."""
+    tensorflow: Dict[str, Set[str]] = field(default_factory=dict)
+    """Class qualname → attributes that some code assigns a TensorFlow object."""
+    instances: Dict[str, str] = field(default_factory=dict)
+    """Name → class qualname, for ``name = SomeClass(...)`` anywhere in the module."""
+    bases: Dict[str, List[str]] = field(default_factory=dict)
+    """Class qualname → its base classes defined in the module."""
+
+    def attributes(self) -> FrozenSet[str]:
+        return frozenset(a for attrs in self.rebound.values() for a in attrs
+                         if not any(a in t for t in self.tensorflow.values()))
+
+    def family(self, cls: str) -> Set[str]:
+        """``cls`` with its ancestors and descendants defined in the module."""
+        found = {cls}
+        stack = [cls]
+        while stack:
+            for base in self.bases.get(stack.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    stack.append(base)
+        changed = True
+        while changed:
+            changed = False
+            for child, bases in self.bases.items():
+                if child not in found and found.intersection(bases):
+                    found.add(child)
+                    changed = True
+        return found
+
+    def rebound_in(self, classes: Iterable[str], attribute: str) -> Optional[int]:
+        """A line that reassigns ``attribute`` of one of ``classes`` with a Python value, or
+        None (also when some code stores a TensorFlow object there)."""
+        classes = list(classes)
+        if any(attribute in self.tensorflow.get(cls, ()) for cls in classes):
+            return None
+        lines = [self.rebound[cls][attribute] for cls in classes
+                 if attribute in self.rebound.get(cls, {})]
+        return min(lines) if lines else None
+
+    def rebound_anywhere(self, attribute: str) -> Optional[int]:
+        return self.rebound_in(set(self.rebound) | set(self.tensorflow), attribute)
+
+
+def attribute_rebinding(context) -> AttributeRebinding:
+    """Computed once per file: ``context.fact("attribute-rebinding", attribute_rebinding)``."""
+    index = context.graph.index
+    by_line = {cls.first_line: qualname for qualname, cls in index.classes.items()}
+    result = AttributeRebinding()
+    for qualname, cls in index.classes.items():
+        result.bases[qualname] = [base[1] for base in cls.bases
+                                  if base[0] == "class" and base[1] in index.classes]
+    walker = _AttributeWalker(result, by_line, context.names.resolve,
+                              {q for q in index.classes if "." not in q})
+    walker.walk(context.tree.body, None, None, None, False)
+    for name, attribute, line, kind in walker.outside:
+        owner = result.instances.get(name)
+        if owner is not None:
+            walker.record(owner, attribute, line, kind, setup=False)
+    return result
+
+
+_TF, _PYTHON, _OTHER = "tensorflow", "python", "other"
+
+
+class _AttributeWalker:
+    def __init__(self, result: AttributeRebinding, by_line, resolve, top_classes):
+        self.result = result
+        self.by_line = by_line
+        self.resolve = resolve
+        self.top_classes = top_classes
+        self.outside: List[Tuple[str, str, int, str]] = []
+
+    def walk(self, body, cls: Optional[str], self_name: Optional[str], method: Optional[str],
+             init_scope: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                self.walk(node.body, self.by_line.get(node.lineno), None, None, False)
+                continue
+            if isinstance(node, _FUNCTIONS):
+                params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                if cls is not None and method is None:  # a method of ``cls``
+                    static = any(ast_dotted_name(d) == "staticmethod"
+                                 for d in node.decorator_list)
+                    inner_self = None if static or not params else params[0]
+                    inner_method = node.name
+                else:
+                    inner_self = None if self_name in params else self_name
+                    inner_method = method or node.name
+                self.walk(node.body, cls, inner_self, inner_method, init_scope)
+                continue
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                escapes = init_scope or any(
+                    isinstance(item.context_expr, ast.Call)
+                    and self.resolve(ast_dotted_name(item.context_expr.func) or "")
+                    == "tensorflow.init_scope" for item in node.items)
+                self.walk(node.body, cls, self_name, method, escapes)
+                continue
+            self._statement(node, cls, self_name, method, init_scope)
+            for block in ("body", "orelse", "finalbody"):
+                self.walk(getattr(node, block, None) or (), cls, self_name, method, init_scope)
+            for handler in getattr(node, "handlers", None) or ():
+                self.walk(handler.body, cls, self_name, method, init_scope)
+            for case in getattr(node, "cases", None) or ():
+                self.walk(case.body, cls, self_name, method, init_scope)
+
+    def _statement(self, node, cls, self_name, method, init_scope) -> None:
+        if isinstance(node, ast.Assign):
+            pairs = [pair for target in node.targets for pair in _pairs(target, node.value)]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        else:
+            return
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id in self.top_classes):
+            self.result.instances[node.targets[0].id] = node.value.func.id
+        for target, value in pairs:
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+                continue
+            kind = self._kind(value)
+            if init_scope and kind != _TF:
+                continue
+            name = target.value.id
+            if cls is not None and name == self_name:
+                self.record(cls, target.attr, node.lineno, kind,
+                            setup=method in SETUP_METHODS or bool(
+                                method and _BUILDER.match(method)))
+            elif name not in ("self", "cls"):
+                self.outside.append((name, target.attr, node.lineno, kind))
+
+    def record(self, cls: str, attribute: str, line: int, kind: str, setup: bool) -> None:
+        if kind == _TF:
+            self.result.tensorflow.setdefault(cls, set()).add(attribute)
+        elif kind == _PYTHON and not setup:
+            self.result.rebound.setdefault(cls, {}).setdefault(attribute, line)
+
+    def _kind(self, value: ast.expr) -> str:
+        if isinstance(value, ast.Call):
+            func = value.func
+            qualified = self.resolve(ast_dotted_name(func) or "") or ""
+            if qualified.startswith(_TF_PREFIXES) or (
+                    isinstance(func, ast.Attribute) and func.attr in _STATE_FACTORIES):
+                return _TF
+            return _OTHER
+        return _PYTHON if _python_value(value) else _OTHER
+
+
+def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.expr]]:
+    """(target, value) pairs of one assignment, unpacking ``a, b = 1, 2``."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for inner, inner_value in zip(target.elts, value.elts):
+                yield from _pairs(inner, inner_value)
+        return
+    yield target, value
+
+
+def _python_value(node: ast.expr) -> bool:
+    """A plain Python scalar: a literal (not ``None``), an f-string, ``not x``, or arithmetic
+    on literals and attributes (``self.bias + 5.0``)."""
+    if isinstance(node, ast.Constant):
+        return node.value is not None and isinstance(node.value, _PYTHON_SCALARS)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not) or _python_value(node.operand)
+    if isinstance(node, ast.BinOp):
+        leaves = list(_leaves(node))
+        return (all(isinstance(leaf, (ast.Constant, ast.Attribute)) for leaf in leaves)
+                and any(_python_value(leaf) for leaf in leaves)
+                and all(isinstance(leaf.value, ast.Name) for leaf in leaves
+                        if isinstance(leaf, ast.Attribute)))
+    return False
+
+
+def _leaves(node: ast.expr) -> Iterator[ast.expr]:
+    if isinstance(node, ast.BinOp):
+        yield from _leaves(node.left)
+        yield from _leaves(node.right)
+    elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        yield from _leaves(node.operand)
+    else:
+        yield node
