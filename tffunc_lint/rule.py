@@ -66,13 +66,16 @@ class Rule:
 
     @classmethod
     def triggers_for(cls, context: "FileContext") -> Tuple[Union[str, Pattern[str]], ...]:
-        """Trigger text (substrings or compiled patterns) for one module; by default the
+        """Trigger text (substrings, compiled patterns, or predicates on the text) for one
+        module; by default the
         class's ``triggers``. ``context`` offers the module's names, graph and tree."""
         return cls.triggers
 
     @staticmethod
     def triggered(triggers: Tuple[Union[str, Pattern[str]], ...], text: str) -> bool:
-        return any((trigger in text) if isinstance(trigger, str) else trigger.search(text)
+        return any((trigger in text) if isinstance(trigger, str)
+                   else trigger(text) if callable(trigger) and not hasattr(trigger, "search")
+                   else trigger.search(text)
                    for trigger in triggers)
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, *,

@@ -6,7 +6,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ..container_provenance import Origin, Provenance, in_lazy_initialization, origin
-from ..names import dotted_name
+from ..names import dotted_name, function_local_names
 from ..rule import Rule
 
 #: Methods that change a list, dict, set or deque in place.
@@ -35,6 +35,31 @@ def _string_key(node: cst.Subscript) -> bool:
     """``x["key"]``: an item of a dict, not of a tensor."""
     return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
             and isinstance(node.slice[0].slice.value, _STRINGS))
+
+
+_BASE = r"(?<![\w.])([A-Za-z_]\w*)[\w.]*"
+_MUTATION_PATTERNS = (
+    re.compile(_BASE + r"(?:\[[^\n]*\])?\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
+    # ``x[k] = v``, ``self.cache[k] += v``, ``del x[k]`` as statements.
+    re.compile(r"^[ \t]*" + _BASE + r"\s*\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)",
+               re.MULTILINE),
+    re.compile(r"^[ \t]*del\b[^\n]*?" + _BASE + r"\s*\[", re.MULTILINE),
+)
+
+
+def _outliving_names(context) -> frozenset:
+    index, graph = context.graph.index, context.graph
+    names = set(index.module_bindings) | {"self", "cls"}
+    traced_qualnames = set()
+    for key in graph.traced:
+        function = graph.get(key)
+        names |= function.parameters
+        traced_qualnames.add(index.functions[key].qualname)
+    for key, info in index.functions.items():
+        prefix = info.qualname + "."
+        if key in index.nodes and any(q.startswith(prefix) for q in traced_qualnames):
+            names |= function_local_names(index.nodes[key])
+    return frozenset(names)
 
 
 class ExternalContainerMutation(Rule):
@@ -106,13 +131,21 @@ class ExternalContainerMutation(Rule):
                "tf.function traces (not on every call) and leaks symbolic tensors; use return "
                "values, a tf.TensorArray or a tf.Variable")
 
-    triggers = (
-        re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
-        # ``x[k] = v``, ``self.cache[k] += v``, ``del x[k]`` as statements.
-        re.compile(r"^[ \t]*[\w.]+\s*\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)",
-                   re.MULTILINE),
-        re.compile(r"^[ \t]*del\b[^\n]*\]", re.MULTILINE),
-    )
+    @classmethod
+    def triggers_for(cls, context):
+        """Mutations whose base can outlive the call: ``self``/``cls``, module names,
+        parameters of traced functions, variables of functions that enclose traced ones."""
+        names = []
+
+        def triggered(text: str) -> bool:
+            bases = {m.group(1) for pattern in _MUTATION_PATTERNS for m in pattern.finditer(text)}
+            if not bases:
+                return False
+            if not names:
+                names.append(_outliving_names(context))
+            return not bases.isdisjoint(names[0])
+
+        return (triggered,)
 
     # -- method calls ---------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:

@@ -117,7 +117,8 @@ class PythonRandomnessOrClock(Rule):
     name = "python-randomness-or-clock"
     message = ("Python randomness runs only while tf.function traces: the value is frozen into "
                f"the graph; {_RANDOM_FIX}")
-    triggers = (re.compile(r"\b(?:random|time|datetime|date|uuid|os|secrets)\s*\.\s*\w+\s*\(|"
+    triggers = (re.compile(r"(?<!tf\.)(?<!tensorflow\.)"
+                           r"\b(?:random|time|datetime|date|uuid|os|secrets)\s*\.\s*\w+\s*\(|"
                            r"\b(?:now|utcnow|today|default_rng|RandomState|Random|SystemRandom)"
                            r"\s*\("),)
 

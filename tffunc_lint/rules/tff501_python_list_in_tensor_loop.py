@@ -231,7 +231,9 @@ class PythonListInTensorLoop(Rule):
                "stores one symbolic tensor from the loop body and fails with "
                "InaccessibleTensorError; use a tf.TensorArray (`ta = ta.write(i, value)`)")
 
-    triggers = (re.compile(r"\.\s*(?:append|extend|insert)\s*\("),)
+    # An append that follows a loop header in the region (graph loops only exist there).
+    triggers = (re.compile(r"^[ \t]*(?:for|while)\b[^\n]*(?:\n[^\n]*)*?"
+                           r"\.\s*(?:append|extend|insert)\s*\(", re.MULTILINE),)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
