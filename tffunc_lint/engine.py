@@ -148,6 +148,7 @@ class _Walker(cst.CSTVisitor):
         self._escaped: set = set()  # callables handed to tf.py_function & co.
         self._always: Dict[str, List] = {}
         self._traced: Dict[str, List] = {}
+        self._methods: Dict[Tuple[str, type], Tuple[tuple, tuple]] = {}
         for rule in rules:
             table = self._traced if rule.scope is Scope.TRACED else self._always
             for attribute in dir(rule):
@@ -155,11 +156,17 @@ class _Walker(cst.CSTVisitor):
                     table.setdefault(attribute, []).append(getattr(rule, attribute))
 
     def _dispatch(self, prefix: str, node: cst.CSTNode) -> None:
-        name = prefix + type(node).__name__
-        for method in self._always.get(name, ()):
+        key = (prefix, node.__class__)
+        methods = self._methods.get(key)
+        if methods is None:
+            name = prefix + node.__class__.__name__
+            methods = self._methods[key] = (tuple(self._always.get(name, ())),
+                                            tuple(self._traced.get(name, ())))
+        always, traced = methods
+        for method in always:
             method(node)
-        if self.context.reason is not None:
-            for method in self._traced.get(name, ()):
+        if traced and self.context.reason is not None:
+            for method in traced:
                 method(node)
 
     def _visit_in(self, node: cst.CSTNode, key, inherit: FrozenSet[str] = None) -> None:
