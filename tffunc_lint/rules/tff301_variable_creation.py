@@ -1,10 +1,10 @@
 """TFF301 variable-created-in-tf-function."""
 
 import re
-from typing import Optional
 
 import libcst as cst
 
+from ..container_provenance import in_lazy_initialization
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -20,22 +20,6 @@ _LAYERS_WITH_WEIGHTS = frozenset({
     "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "MultiHeadAttention", "PReLU",
     "LocallyConnected1D", "LocallyConnected2D", "AdditiveAttention",
 })
-
-
-def _is_singleton_guard(test: cst.BaseExpression) -> bool:
-    """``x is None``, ``not hasattr(...)``, or a boolean combination holding one."""
-    if isinstance(test, cst.BooleanOperation):
-        return _is_singleton_guard(test.left) or _is_singleton_guard(test.right)
-    if isinstance(test, cst.Comparison):
-        return any(
-            isinstance(target.operator, cst.Is)
-            and isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-            for target in test.comparisons)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = test.expression
-        return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name)
-                and inner.func.value == "hasattr")
-    return False
 
 
 class VariableCreatedInTfFunction(Rule):
@@ -81,7 +65,8 @@ class VariableCreatedInTfFunction(Rule):
     ## Known problems
     Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
-    Other guards (a flag such as `self.built`) are not recognised and are reported. Layers
+    A `not self.built` (or "initialized") flag counts as such a guard too; other guards are
+    not recognised and are reported. Layers
     without weights (`Dropout`, `Activation`, pooling, reshaping) are not reported: making
     them on every call is wasteful but does not raise.
 
@@ -123,12 +108,8 @@ class VariableCreatedInTfFunction(Rule):
         return qualified.startswith("keras.optimizers.") and name[:1].isupper()
 
     def _guarded(self) -> bool:
-        ancestors = self.context.ancestors
-        for index in range(len(ancestors) - 1, 0, -1):
-            node: Optional[cst.CSTNode] = ancestors[index - 1]
-            if isinstance(node, cst.FunctionDef):
-                return node.name.value == "build"
-            if (isinstance(node, cst.If) and ancestors[index] is node.body
-                    and _is_singleton_guard(node.test)):
-                return True
-        return False
+        """The singleton pattern (``if self.v is None:``, ``if not hasattr(...)``,
+        ``if not self.built:``), or a ``build()`` method."""
+        function = self.context.function
+        return (in_lazy_initialization(self.context.ancestors)
+                or (function is not None and function.qualname.rpartition(".")[2] == "build"))
