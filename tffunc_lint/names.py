@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -62,6 +62,17 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def assigned_names(target: cst.BaseExpression) -> Iterator[str]:
+    """Names an assignment target binds: ``a``, ``a, (b, *c)`` → a, b, c."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from assigned_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_names(target.value)
 
 
 def ast_dotted_name(node: ast.expr) -> Optional[str]:

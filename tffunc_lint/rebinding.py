@@ -28,6 +28,12 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 from .index import CALLED, bound_names, iter_statements
 from .names import ast_dotted_name, function_local_names
 
+
+def _scope_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of one scope, nested blocks included, nested scopes excluded."""
+    return iter_statements(body, into_scopes=False)
+
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -115,7 +121,7 @@ def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
     for node in iter_statements(tree.body):
         if not isinstance(node, _FUNCTIONS):
             continue
-        own = list(_own_statements(node.body))
+        own = list(_scope_statements(node.body))
         declared: Set[str] = set()
         for statement in own:
             if isinstance(statement, ast.Global):
@@ -126,24 +132,6 @@ def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
                     found.setdefault(name, []).append(Binding(
                         name, statement.lineno, True, getattr(statement, "value", None)))
     return found
-
-
-def _own_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements of one scope, nested blocks included, nested scopes excluded."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPES):
-            continue
-        children: List[ast.stmt] = []
-        for block in ("body", "orelse", "finalbody"):
-            children.extend(getattr(node, block, None) or ())
-        for handler in getattr(node, "handlers", None) or ():
-            children.extend(handler.body)
-        for case in getattr(node, "cases", None) or ():
-            children.extend(case.body)
-        stack.extend(reversed(children))
 
 
 def _statement_bindings(node: ast.stmt) -> Iterator[str]:
@@ -238,10 +226,10 @@ def scope_bindings(function: ast.AST) -> ScopeBindings:
         if node is function or not isinstance(node, _FUNCTIONS):
             continue
         declared: Set[str] = set()
-        for statement in _own_statements(node.body):
+        for statement in _scope_statements(node.body):
             if isinstance(statement, ast.Nonlocal):
                 declared.update(statement.names)
-        for statement in _own_statements(node.body) if declared else ():
+        for statement in _scope_statements(node.body) if declared else ():
             for name in _statement_bindings(statement):
                 if name in declared:
                     nonlocal_lines.setdefault(name, statement.lineno)
@@ -288,7 +276,7 @@ def _uses(enclosing: ast.AST, nested: ast.AST, resolve) -> List[int]:
     names: Set[str] = set()
     if isinstance(nested, _FUNCTIONS):
         names.add(nested.name)
-    for statement in _own_statements(enclosing.body):
+    for statement in _scope_statements(enclosing.body):
         if isinstance(statement, ast.Assign) and _stores(
                 statement.value, names, nested, resolve):
             for target in statement.targets:
@@ -309,7 +297,7 @@ def _stores(value: ast.expr, names: Set[str], nested: ast.AST, resolve) -> bool:
 
 
 def _loops(enclosing: ast.AST) -> List[Tuple[int, int]]:
-    return [(node.lineno, node.end_lineno) for node in _own_statements(enclosing.body)
+    return [(node.lineno, node.end_lineno) for node in _scope_statements(enclosing.body)
             if isinstance(node, _LOOPS)]
 
 
@@ -448,7 +436,7 @@ def _declared(function: ast.AST, kind) -> FrozenSet[str]:
     if isinstance(function, ast.Lambda):
         return frozenset()
     names: Set[str] = set()
-    for statement in _own_statements(function.body):
+    for statement in _scope_statements(function.body):
         if isinstance(statement, kind):
             names.update(statement.names)
     return frozenset(names)

@@ -26,9 +26,11 @@ function's body is done once and cached through ``FileContext.fact``.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 
 import libcst as cst
+
+from .names import assigned_names
 
 #: Attributes that are static Python values while tracing (or not tensors at all).
 STATIC_ATTRIBUTES = frozenset({
@@ -117,16 +119,6 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
         if expression_tainted(func.value, tainted, resolve):
             return True
     return any(expression_tainted(arg.value, tainted, resolve) for arg in node.args)
-
-
-def _target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
 
 
 # -- parameters ---------------------------------------------------------------------------------
@@ -270,7 +262,7 @@ class _Flow:
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression,
               tainted: Set[str]) -> None:
         if expression_tainted(value, tainted, self.resolve):
-            tainted.update(_target_names(target))
+            tainted.update(assigned_names(target))
 
 
 # -- queries from a rule ------------------------------------------------------------------------
@@ -380,7 +372,7 @@ def is_tainted(context, node: cst.BaseExpression) -> bool:
         if isinstance(scope, cst.Lambda):
             tainted.difference_update(_lambda_parameters(scope.params))
             continue
-        names = set(_target_names(scope.target))
+        names = set(assigned_names(scope.target))
         if expression_tainted(scope.iter, tainted, resolve):
             tainted.update(names)
         else:

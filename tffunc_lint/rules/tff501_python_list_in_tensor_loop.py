@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..container_provenance import Provenance, module_scopes, origin, value_kind
 from ..index import DATASET_CHAIN_METHODS
-from ..names import dotted_name
+from ..names import assigned_names, dotted_name
 from ..rule import Rule
 from ..tensor_taint import is_operation, tensor_parameters
 
@@ -61,7 +61,7 @@ class _Loops:
         while changed:
             changed = False
             for target, value in bindings:
-                names = set(_target_names(target))
+                names = set(assigned_names(target))
                 if not names - self.tensors - self.datasets:
                     continue
                 if self.is_dataset(value):
@@ -133,16 +133,6 @@ class _Loops:
         return self.is_tensor(iterable)
 
 
-def _target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
-
-
 def _bindings(body: cst.CSTNode) -> Iterator[tuple]:
     """(target, value) of the assignments and ``for`` targets of one function's own scope."""
     stack: List[cst.CSTNode] = [body]
@@ -164,7 +154,7 @@ def _bindings(body: cst.CSTNode) -> Iterator[tuple]:
 
 def _binds(node: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` is (re)bound somewhere in ``node`` (a loop body)."""
-    return any(name in _target_names(target) for target, _ in _bindings(node))
+    return any(name in assigned_names(target) for target, _ in _bindings(node))
 
 
 class PythonListInTensorLoop(Rule):
