@@ -1,7 +1,8 @@
 """The ``tffunc-lint`` command line.
 
-Exit codes: 0 no findings, 1 findings, 2 usage error, bad configuration or internal error
-(a one-line message on stderr, never a traceback).
+Exit codes: 0 no findings (with --verify: every claim holds), 1 findings (a claim failed),
+2 usage error, bad configuration, TensorFlow missing for --verify, or internal error (a
+one-line message on stderr, never a traceback).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics, write_traced
 from .rule import all_rules, rule_by_code_or_name
 from .runner import lint_project
+from .verify.runner import (DEFAULT_TIMEOUT, HOMEWORK, VerifyUnavailable, available_claims,
+                            verify, write_report)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -67,6 +70,15 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="also offer fixes that change behaviour on purpose "
                              "(print() to tf.print())")
+    verify = parser.add_argument_group(
+        "verification (needs TensorFlow: install tffunc-lint[verify])")
+    verify.add_argument("--verify", action="store_true",
+                        help="run every rule's bad/good fixtures under the installed "
+                             "TensorFlow and check the documented behaviour; --select and "
+                             "--ignore restrict the rules (`homework` names the training-loop "
+                             "speed-up); no paths")
+    verify.add_argument("--verify-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per-rule limit (default: {DEFAULT_TIMEOUT:g})")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="worker processes (default: number of CPUs)")
     parser.add_argument("--version", action="version", version=f"tffunc-lint {__version__}")
@@ -113,8 +125,40 @@ def _write_fixed(path: str, content: bytes) -> None:
         raise
 
 
+def _verify_selection(args: argparse.Namespace) -> Callable[[str], bool]:
+    """Which claims --select/--ignore keep; `homework` is a selector of its own."""
+    def expand(flag: str):
+        keys = set()
+        for selector in split_list(getattr(args, flag)) or ():
+            if selector.strip().lower() == HOMEWORK:
+                keys.add(HOMEWORK)
+            else:
+                keys |= expand_selector(selector, f"--{flag}")
+        return keys
+
+    selected = expand("select") if args.select else None
+    ignored = expand("ignore") | expand("extend_ignore")
+    return lambda key: (selected is None or key in selected) and key not in ignored
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    if args.paths:
+        raise UsageError("--verify runs the shipped fixtures and takes no paths")
+    if args.output_format not in ("text", "json"):
+        raise UsageError("--verify supports --output-format text or json")
+    keep = _verify_selection(args)
+    claims = [claim for claim in available_claims() if keep(claim.key)]
+    if not claims:
+        raise UsageError("--verify: the selection leaves no rule to verify")
+    report = verify(claims, workers=max(1, min(args.jobs, 4)), timeout=args.verify_timeout)
+    write_report(report, args.output_format, sys.stdout)
+    return EXIT_CLEAN if report.holds else EXIT_FINDINGS
+
+
 def run_check(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(argv)
+    if args.verify:
+        return run_verify(args)
     args.paths = args.paths or ["."]
     settings_for = _settings_for(args)
     files = collect(args.paths, settings_for)
@@ -177,7 +221,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return run_check(argv)
     except UsageError as error:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
-    except (ConfigError, PathError) as error:
+    except (ConfigError, PathError, VerifyUnavailable) as error:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     except KeyboardInterrupt:
         print("tffunc-lint: interrupted", file=sys.stderr)
