@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -165,6 +166,10 @@ def static_agreement(claim: Claim) -> Optional[Dict[str, object]]:
     return {"agrees": not problems, "detail": detail}
 
 
+#: TensorFlow's native log lines, written to stderr before any log level applies.
+_NATIVE_LOG = re.compile(r"\s*([IWEF]\d{4} |WARNING: All log messages before absl)")
+
+
 class _Worker:
     """One worker process and a thread that turns its replies into a queue."""
 
@@ -198,11 +203,15 @@ class _Worker:
         self.process.stdin.flush()
 
     def _death(self) -> str:
+        """How the worker ended, with the last line of its own (not TensorFlow's) stderr."""
         code = self.process.wait()
         self.stderr.seek(0)
-        lines = [line for line in self.stderr.read().decode("utf-8", "replace").splitlines()
-                 if line.strip()]
-        tail = f": {lines[-1].strip()[:300]}" if lines else ""
+        lines = [line.strip() for line in
+                 self.stderr.read().decode("utf-8", "replace").splitlines()
+                 if line.strip() and not _NATIVE_LOG.match(line)]
+        tail = f": {lines[-1][:300]}" if lines else ""
+        if code < 0:
+            return f"worker killed by signal {-code}{tail}"
         return f"worker exited with code {code}{tail}"
 
     def close(self) -> None:
