@@ -28,6 +28,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import noqa
 from .config import Settings
+from .cst_walk import children
 from .finding import Finding, TraceReason
 from .files import module_name_for
 from .graph_context import GraphContext, Traced, TracedFunction
@@ -138,11 +139,10 @@ class _KeyMismatch(Exception):
     """The ordinal match of LibCST functions to indexed ones went wrong."""
 
 
-class _Walker(cst.CSTVisitor):
+class _Walker:
     """Walks one LibCST tree, tracking graph context and dispatching nodes to rules."""
 
     def __init__(self, context: FileContext, rules: Sequence[Rule], keys):
-        super().__init__()
         self.context = context
         self._keys = keys
         self._escaped: set = set()  # callables handed to tf.py_function & co.
@@ -185,22 +185,28 @@ class _Walker(cst.CSTVisitor):
             context.local_names = context.local_names | inherit
         else:
             context.reason, context.local_names, context.function = None, frozenset(), None
-        node.visit(self)
+        self.walk(node)
         context.reason, context.local_names, context.function = saved
+
+    def walk(self, node: cst.CSTNode) -> None:
+        if self.on_visit(node):
+            for child in children(node):
+                self.walk(child)
+        self.on_leave(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.context.ancestors.append(node)
         self._dispatch("visit_", node)
         if isinstance(node, cst.FunctionDef):
             for decorator in node.decorators:
-                decorator.visit(self)
-            node.params.visit(self)
+                self.walk(decorator)
+            self.walk(node.params)
             if node.returns is not None:
-                node.returns.visit(self)
+                self.walk(node.returns)
             self._visit_in(node.body, self._keys.for_def(node))
             return False
         if isinstance(node, cst.Lambda):
-            node.params.visit(self)
+            self.walk(node.params)
             key = self._keys.for_lambda(node)
             escaped = node in self._escaped
             self._visit_in(node.body, key, None if escaped else _parameter_names(node.params))
@@ -214,10 +220,10 @@ class _Walker(cst.CSTVisitor):
                 and self.context.qualified_name(item.item.func) == INIT_SCOPE
                 for item in node.items):
             for item in node.items:
-                item.visit(self)
+                self.walk(item)
             saved = self.context.reason
             self.context.reason = None  # the documented escape hatch from graph context
-            node.body.visit(self)
+            self.walk(node.body)
             self.context.reason = saved
             return False
         return True
@@ -442,13 +448,13 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_
     context.line_offset = line_offset
     saved = dict(context.replacements)
     try:
-        module.visit(_Walker(context, rules, _OrdinalKeys(*context.graph.keys_in(*lines))))
+        _Walker(context, rules, _OrdinalKeys(*context.graph.keys_in(*lines))).walk(module)
         positions = wrapper.resolve(PositionProvider) if context.pending else None
     except _KeyMismatch:
         context.pending, context.ancestors = [], []
         context.replacements = saved
         positions = wrapper.resolve(PositionProvider)
-        module.visit(_Walker(context, rules, _PositionKeys(positions, line_offset)))
+        _Walker(context, rules, _PositionKeys(positions, line_offset)).walk(module)
     if context.pending:
         context.materialize(positions)
 

@@ -1,0 +1,53 @@
+"""A read-only walk over LibCST trees, in source order, without LibCST's visitor machinery.
+
+``CSTNode.visit`` rebuilds every node it passes (``_visit_and_replace_children``) and calls
+attribute hooks for every field, even for a visitor that changes nothing. Rules only read
+the tree, so the engine walks the dataclass fields itself and skips pure formatting
+(whitespace, commas, parentheses, comments), which no rule looks at.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Iterator, Tuple
+
+import libcst as cst
+
+#: Fields whose nodes only carry formatting.
+_FORMATTING_FIELDS = frozenset({
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer",
+    "trailing_whitespace", "comma", "semicolon", "equal", "colon", "dot", "lbracket",
+    "rbracket", "lbrace", "rbrace", "relative", "indent", "newline", "whitespace",
+})
+#: Classes whose field order differs from source order.
+_SOURCE_ORDER: Dict[type, Tuple[str, ...]] = {
+    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Arg: ("keyword", "value"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params",
+                     "star_kwarg"),
+}
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> Tuple[str, ...]:
+    names = _SOURCE_ORDER.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls)
+                      if f.name not in _FORMATTING_FIELDS and not f.name.startswith("whitespace"))
+    _FIELDS[cls] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node's children that carry meaning, in source order."""
+    cls = node.__class__
+    for name in _FIELDS.get(cls) or _child_fields(cls):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif value.__class__ in (tuple, list):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
