@@ -226,6 +226,8 @@ class ModuleScopes:
         self.functions: List[ast.AST] = []
         self._bindings: Dict[int, ScopeBindings] = {}
         self._class_attributes: Dict[int, Dict[str, List[object]]] = {}
+        self._declaring_global: List[ast.AST] = []
+        """Functions with a ``global`` statement of their own."""
         self.module = scope_bindings(tree.body)
         self._collect(tree)
         self._add_global_assignments()
@@ -249,14 +251,14 @@ class ModuleScopes:
                 for child in ast.iter_child_nodes(node):
                     stack.append((child, function, node if child in node.body else None))
                 continue
+            if isinstance(node, ast.Global) and function is not None:
+                self._declaring_global.append(function)
             for child in ast.iter_child_nodes(node):
                 stack.append((child, function, None))
 
     def _add_global_assignments(self) -> None:
         """``global CACHE; CACHE = {}`` inside a function binds the module's ``CACHE``."""
-        for function in self.functions:
-            if isinstance(function, ast.Lambda):
-                continue
+        for function in dict.fromkeys(self._declaring_global):
             declared = self.bindings(function).declared_global
             if not declared:
                 continue

@@ -30,6 +30,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from .cst_walk import children
 from .names import assigned_names
 
 #: Attributes that are static Python values while tracing (or not tensors at all).
@@ -103,7 +104,7 @@ def expression_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolve) -
                 return True
             clause = clause.inner_for_in
         return False
-    return any(expression_tainted(child, tainted, resolve) for child in node.children)
+    return any(expression_tainted(child, tainted, resolve) for child in children(node))
 
 
 def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:

@@ -6,6 +6,7 @@ from typing import Iterator, List, Optional, Sequence, Set
 import libcst as cst
 
 from ..container_provenance import Provenance, module_scopes, origin, value_kind
+from ..cst_walk import children
 from ..index import DATASET_CHAIN_METHODS
 from ..names import assigned_names, dotted_name
 from ..rule import Rule
@@ -149,7 +150,7 @@ def _bindings(body: cst.CSTNode) -> Iterator[tuple]:
             yield node.target, node.iter
         elif isinstance(node, cst.NamedExpr):
             yield node.target, node.value
-        stack.extend(node.children)
+        stack.extend(children(node))
 
 
 def _binds(node: cst.CSTNode, name: str) -> bool:
