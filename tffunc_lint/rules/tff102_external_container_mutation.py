@@ -1,7 +1,7 @@
 """TFF102 external-container-mutation."""
 
 import re
-from typing import Optional, Tuple
+from typing import Optional, Set, Tuple
 
 import libcst as cst
 
@@ -45,6 +45,24 @@ _MUTATION_PATTERNS = (
                re.MULTILINE),
     re.compile(r"^[ \t]*del\b[^\n]*?" + _BASE + r"\s*\[", re.MULTILINE),
 )
+#: What every mutation pattern needs; a cheap scan before the patterns that name the base.
+_ANY_MUTATION = re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("
+                           r"|\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|\bdel\b")
+
+
+def _mutated_bases(text: str) -> Set[str]:
+    """First names of what ``text`` seems to mutate, read from the lines that can hold one."""
+    bases: Set[str] = set()
+    lines: Set[int] = set()
+    for match in _ANY_MUTATION.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if start in lines:
+            continue
+        lines.add(start)
+        end = text.find("\n", match.end())
+        line = text[start:end if end >= 0 else len(text)]
+        bases.update(m.group(1) for pattern in _MUTATION_PATTERNS for m in pattern.finditer(line))
+    return bases
 
 
 def _outliving_names(context) -> frozenset:
@@ -138,7 +156,7 @@ class ExternalContainerMutation(Rule):
         names = []
 
         def triggered(text: str) -> bool:
-            bases = {m.group(1) for pattern in _MUTATION_PATTERNS for m in pattern.finditer(text)}
+            bases = _mutated_bases(text)
             if not bases:
                 return False
             if not names:
