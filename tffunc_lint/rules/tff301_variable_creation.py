@@ -8,7 +8,7 @@ from ..container_provenance import in_lazy_initialization
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
-#: Keras layers that own weights. Stateless layers (Dropout, Activation, pooling, reshaping,
+#: Keras layers that own weights. Stateless layers (Activation, pooling, reshaping,
 #: merging) create no variable, so making them inside traced code does not raise.
 _LAYERS_WITH_WEIGHTS = frozenset({
     "Dense", "EinsumDense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "Convolution1D",
@@ -19,6 +19,13 @@ _LAYERS_WITH_WEIGHTS = frozenset({
     "LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM1D",
     "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "MultiHeadAttention", "PReLU",
     "LocallyConnected1D", "LocallyConnected2D", "AdditiveAttention",
+})
+#: Keras 3 layers that hold a random seed variable: made inside traced code they raise the
+#: singleton ValueError too (measured with TF 2.21 / Keras 3.15). Keras 2 (``tf_keras``)
+#: versions hold no variable.
+_LAYERS_WITH_SEED = frozenset({
+    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
+    "GaussianDropout", "AlphaDropout",
 })
 
 
@@ -67,8 +74,12 @@ class VariableCreatedInTfFunction(Rule):
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
     A `not self.built` (or "initialized") flag counts as such a guard too; other guards are
     not recognised and are reported. Layers
-    without weights (`Dropout`, `Activation`, pooling, reshaping) are not reported: making
-    them on every call is wasteful but does not raise.
+    without weights (`Activation`, pooling, reshaping) are not reported: making them on every
+    call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
+    (the default since TensorFlow 2.16) builds them, with a seed variable; in a file that
+    imports `tf_keras` (Keras 2, no seed variable) they are not. A variable created inside
+    `with tf.init_scope():` on every trace still raises, but that block is outside graph
+    context for every rule and is not reported.
 
     ## References
     - [Better performance with tf.function: Creating tf.Variables](https://www.tensorflow.org/guide/function#creating_tfvariables)
@@ -94,11 +105,16 @@ class VariableCreatedInTfFunction(Rule):
             return
         if qualified == "tensorflow.Variable":
             self.report(node)
-        elif self._creates_variables(qualified):
+        elif self._creates_variables(qualified) or self._holds_seed(qualified):
             kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
             self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
                               "function creates new variables on every trace and raises "
                               "ValueError; create it once outside, e.g. in __init__")
+
+    def _holds_seed(self, qualified: str) -> bool:
+        module, _, name = qualified.rpartition(".")
+        return (module == "keras.layers" and name in _LAYERS_WITH_SEED
+                and "tf_keras" not in self.context.text)
 
     @staticmethod
     def _creates_variables(qualified: str) -> bool:

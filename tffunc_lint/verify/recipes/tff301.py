@@ -19,6 +19,7 @@ def bad(fixture):
         "tf.Variable": raised(lambda: fixture.accumulate(tf.constant(1.0))),
         "SGD optimizer": raised(lambda: trainer.step(tf.ones((2,)))),
         "Dense layer": raised(lambda: trainer.predict(tf.ones((1, 2)))),
+        "Dropout layer": raised(lambda: trainer.noisy(tf.ones((1, 2)))),
     }
     matching = [name for name, error in errors.items() if _singleton_error(error)]
     others = [f"{name}: {type(error).__name__ if error else 'no error'}"
