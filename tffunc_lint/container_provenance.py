@@ -20,7 +20,8 @@ import ast
 import enum
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence,
+                    Set, Tuple)
 
 import libcst as cst
 
@@ -99,6 +100,27 @@ def value_kind(value: Optional[ast.expr], names: NameTable,
         return combine_kinds([value_kind(value.body, names, local_names),
                               value_kind(value.orelse, names, local_names)]) or _OTHER
     return _OTHER
+
+
+def container_evidence(text: str, names: NameTable) -> "Callable[[str], bool]":
+    """A cheap necessary condition for :func:`value_kind` to see a container bound to a name
+    (or attribute) in ``text``: some assignment to it whose first line holds a display
+    bracket, a container constructor, or continues on the next line. Rules use it to skip
+    parsing code that cannot report."""
+    constructors = {qualified.rpartition(".")[2] for qualified in _CONSTRUCTORS}
+    constructors.update(names.local_names_for(tuple(_CONSTRUCTORS)))
+    container = re.compile(r"[\[{]|\b(?:%s)\s*\(|[(\\,]\s*$" % "|".join(sorted(constructors)))
+    answers: Dict[str, bool] = {}
+
+    def may_hold_container(name: str) -> bool:
+        found = answers.get(name)
+        if found is None:
+            assignment = re.compile(r"(?<!\w)%s\s*(?::[^=\n]*)?=(?!=)([^\n]*)" % re.escape(name))
+            found = answers[name] = any(container.search(m.group(1))
+                                        for m in assignment.finditer(text))
+        return found
+
+    return may_hold_container
 
 
 def combine_kinds(kinds: List[str]) -> Optional[str]:

@@ -5,7 +5,8 @@ from typing import Optional, Set, Tuple
 
 import libcst as cst
 
-from ..container_provenance import Origin, Provenance, in_lazy_initialization, origin
+from ..container_provenance import (Origin, Provenance, container_evidence, in_lazy_initialization,
+                                    origin)
 from ..names import dotted_name, function_local_names
 from ..rule import Rule
 
@@ -37,7 +38,7 @@ def _string_key(node: cst.Subscript) -> bool:
             and isinstance(node.slice[0].slice.value, _STRINGS))
 
 
-_BASE = r"(?<![\w.])([A-Za-z_]\w*)[\w.]*"
+_BASE = r"(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)"
 _MUTATION_PATTERNS = (
     re.compile(_BASE + r"(?:\[[^\n]*\])?\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
     # ``x[k] = v``, ``self.cache[k] += v``, ``del x[k]`` as statements.
@@ -50,8 +51,11 @@ _ANY_MUTATION = re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("
                            r"|\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|\bdel\b")
 
 
+_RECEIVERS = ("self", "cls")
+
+
 def _mutated_bases(text: str) -> Set[str]:
-    """First names of what ``text`` seems to mutate, read from the lines that can hold one."""
+    """Dotted names of what ``text`` seems to mutate, read from the lines that can hold one."""
     bases: Set[str] = set()
     lines: Set[int] = set()
     for match in _ANY_MUTATION.finditer(text):
@@ -61,23 +65,36 @@ def _mutated_bases(text: str) -> Set[str]:
         lines.add(start)
         end = text.find("\n", match.end())
         line = text[start:end if end >= 0 else len(text)]
-        bases.update(m.group(1) for pattern in _MUTATION_PATTERNS for m in pattern.finditer(line))
+        bases.update(re.sub(r"\s+", "", m.group(1))
+                     for pattern in _MUTATION_PATTERNS for m in pattern.finditer(line))
     return bases
 
 
-def _outliving_names(context) -> frozenset:
+def _is_entry_point(reason) -> bool:
+    """The traced function is a ``tf.function`` itself: TensorFlow checks that it leaves
+    its arguments alone."""
+    return (reason is not None and reason.via is None
+            and (reason.how.startswith("@") or reason.how == "tf.function(...)"))
+
+
+def _outliving_names(context) -> Tuple[frozenset, frozenset]:
+    """Names whose objects can outlive a traced call: the parameters of ``tf.function`` entry
+    points (receivers aside; mutating those raises), and the rest (``self``/``cls``, module
+    names, variables of functions that enclose traced ones)."""
     index, graph = context.graph.index, context.graph
-    names = set(index.module_bindings) | {"self", "cls"}
+    parameters = set()
+    names = set(index.module_bindings) | set(_RECEIVERS)
     traced_qualnames = set()
     for key in graph.traced:
         function = graph.get(key)
-        names |= function.parameters
+        if _is_entry_point(function.reason):
+            parameters |= function.parameters
         traced_qualnames.add(index.functions[key].qualname)
     for key, info in index.functions.items():
         prefix = info.qualname + "."
         if key in index.nodes and any(q.startswith(prefix) for q in traced_qualnames):
             names |= function_local_names(index.nodes[key])
-    return frozenset(names)
+    return frozenset(parameters - set(_RECEIVERS)), frozenset(names)
 
 
 class ExternalContainerMutation(Rule):
@@ -153,15 +170,27 @@ class ExternalContainerMutation(Rule):
     def triggers_for(cls, context):
         """Mutations whose base can outlive the call: ``self``/``cls``, module names,
         parameters of traced functions, variables of functions that enclose traced ones."""
-        names = []
+        known = []
 
         def triggered(text: str) -> bool:
             bases = _mutated_bases(text)
             if not bases:
                 return False
-            if not names:
-                names.append(_outliving_names(context))
-            return not bases.isdisjoint(names[0])
+            if not known:
+                known.extend(_outliving_names(context))
+                known.append(container_evidence(context.text, context.names))
+            parameters, names, may_hold_container = known
+            for dotted in bases:
+                parts = dotted.split(".")
+                if parts[0] in parameters:
+                    return True  # a parameter is reported without knowing its kind
+                if parts[0] not in names:
+                    continue
+                # Anything else is reported only when the module binds it to a container.
+                held = parts[1] if parts[0] in _RECEIVERS and len(parts) > 1 else parts[0]
+                if held in _RECEIVERS or may_hold_container(held):
+                    return True
+            return False
 
         return (triggered,)
 
@@ -222,11 +251,7 @@ class ExternalContainerMutation(Rule):
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:
-        """The traced function is a ``tf.function`` itself: TensorFlow checks that it leaves
-        its arguments alone."""
-        reason = self.context.reason
-        return (reason is not None and reason.via is None
-                and (reason.how.startswith("@") or reason.how == "tf.function(...)"))
+        return _is_entry_point(self.context.reason)
 
     def _report(self, node: cst.CSTNode, found: Origin) -> None:
         if in_lazy_initialization(self.context.ancestors):
