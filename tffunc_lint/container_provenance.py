@@ -25,7 +25,7 @@ from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Op
 
 import libcst as cst
 
-from .names import NameTable, ast_dotted_name, parameter_names
+from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import FileContext
@@ -384,6 +384,40 @@ def _attribute_assignments(node: ast.AST, receiver: str) -> Iterator[Tuple[str, 
 
 
 # -- the question rules ask ------------------------------------------------------------------
+RECEIVERS = ("self", "cls")
+
+
+def is_entry_point(reason) -> bool:
+    """The traced function is a ``tf.function`` itself: TensorFlow checks that it leaves
+    its arguments alone."""
+    return (reason is not None and reason.via is None
+            and (reason.how.startswith("@") or reason.how == "tf.function(...)"))
+
+
+def outliving_names(context: "FileContext") -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """Names whose objects can outlive a traced call: the parameters of ``tf.function`` entry
+    points (receivers aside; mutating those raises), and the rest (``self``/``cls``, module
+    names, variables of functions that enclose traced ones)."""
+    return context.fact("container_provenance.outliving", _outliving_names)
+
+
+def _outliving_names(context: "FileContext") -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    index, graph = context.graph.index, context.graph
+    parameters = set()
+    names = set(index.module_bindings) | set(RECEIVERS)
+    traced_qualnames = set()
+    for key in graph.traced:
+        function = graph.get(key)
+        if is_entry_point(function.reason):
+            parameters |= function.parameters
+        traced_qualnames.add(index.functions[key].qualname)
+    for key, info in index.functions.items():
+        prefix = info.qualname + "."
+        if key in index.nodes and any(q.startswith(prefix) for q in traced_qualnames):
+            names |= function_local_names(index.nodes[key])
+    return frozenset(parameters - set(RECEIVERS)), frozenset(names)
+
+
 def module_scopes(context: "FileContext") -> ModuleScopes:
     return context.fact("container_provenance.scopes",
                         lambda c: ModuleScopes(c.tree, c.names))

@@ -5,9 +5,10 @@ from typing import Optional, Set, Tuple
 
 import libcst as cst
 
-from ..container_provenance import (Origin, Provenance, container_evidence, in_lazy_initialization,
-                                    origin)
-from ..names import dotted_name, function_local_names
+from ..container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
+                                    in_lazy_initialization, is_entry_point, origin,
+                                    outliving_names)
+from ..names import dotted_name
 from ..rule import Rule
 
 #: Methods that change a list, dict, set or deque in place.
@@ -51,9 +52,6 @@ _ANY_MUTATION = re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("
                            r"|\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|\bdel\b")
 
 
-_RECEIVERS = ("self", "cls")
-
-
 def _mutated_bases(text: str) -> Set[str]:
     """Dotted names of what ``text`` seems to mutate, read from the lines that can hold one."""
     bases: Set[str] = set()
@@ -68,33 +66,6 @@ def _mutated_bases(text: str) -> Set[str]:
         bases.update(re.sub(r"\s+", "", m.group(1))
                      for pattern in _MUTATION_PATTERNS for m in pattern.finditer(line))
     return bases
-
-
-def _is_entry_point(reason) -> bool:
-    """The traced function is a ``tf.function`` itself: TensorFlow checks that it leaves
-    its arguments alone."""
-    return (reason is not None and reason.via is None
-            and (reason.how.startswith("@") or reason.how == "tf.function(...)"))
-
-
-def _outliving_names(context) -> Tuple[frozenset, frozenset]:
-    """Names whose objects can outlive a traced call: the parameters of ``tf.function`` entry
-    points (receivers aside; mutating those raises), and the rest (``self``/``cls``, module
-    names, variables of functions that enclose traced ones)."""
-    index, graph = context.graph.index, context.graph
-    parameters = set()
-    names = set(index.module_bindings) | set(_RECEIVERS)
-    traced_qualnames = set()
-    for key in graph.traced:
-        function = graph.get(key)
-        if _is_entry_point(function.reason):
-            parameters |= function.parameters
-        traced_qualnames.add(index.functions[key].qualname)
-    for key, info in index.functions.items():
-        prefix = info.qualname + "."
-        if key in index.nodes and any(q.startswith(prefix) for q in traced_qualnames):
-            names |= function_local_names(index.nodes[key])
-    return frozenset(parameters - set(_RECEIVERS)), frozenset(names)
 
 
 class ExternalContainerMutation(Rule):
@@ -177,7 +148,7 @@ class ExternalContainerMutation(Rule):
             if not bases:
                 return False
             if not known:
-                known.extend(_outliving_names(context))
+                known.extend(outliving_names(context))
                 known.append(container_evidence(context.text, context.names))
             parameters, names, may_hold_container = known
             for dotted in bases:
@@ -187,8 +158,8 @@ class ExternalContainerMutation(Rule):
                 if parts[0] not in names:
                     continue
                 # Anything else is reported only when the module binds it to a container.
-                held = parts[1] if parts[0] in _RECEIVERS and len(parts) > 1 else parts[0]
-                if held in _RECEIVERS or may_hold_container(held):
+                held = parts[1] if parts[0] in RECEIVERS and len(parts) > 1 else parts[0]
+                if held in RECEIVERS or may_hold_container(held):
                     return True
             return False
 
@@ -251,7 +222,7 @@ class ExternalContainerMutation(Rule):
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:
-        return _is_entry_point(self.context.reason)
+        return is_entry_point(self.context.reason)
 
     def _report(self, node: cst.CSTNode, found: Origin) -> None:
         if in_lazy_initialization(self.context.ancestors):

@@ -5,7 +5,8 @@ from typing import Optional
 
 import libcst as cst
 
-from ..container_provenance import Provenance, in_lazy_initialization, module_scopes, origin
+from ..container_provenance import (Provenance, in_lazy_initialization, module_scopes, origin,
+                                    outliving_names)
 from ..names import dotted_name
 from ..rule import Rule
 
@@ -43,6 +44,13 @@ def _static_metadata(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Subscript):
         return _static_metadata(value.value)
     return False
+
+
+#: A statement whose target is ``name.attr`` (possibly among a tuple's targets).
+_ATTRIBUTE_TARGETS = re.compile(
+    r"^[ \t]*[(\[]?(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*[)\]]?\s*"
+    r"(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE)
+_ATTRIBUTE_BASE = re.compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
 class PythonStateMutation(Rule):
@@ -125,12 +133,22 @@ class PythonStateMutation(Rule):
                "tf.Variable, return the value, or move one-time set-up into "
                "`with tf.init_scope():`")
 
-    triggers = (
-        re.compile(r"\b(?:global|nonlocal)\b"),
-        # A statement whose target is ``name.attr`` (possibly among a tuple's targets).
-        re.compile(r"^[ \t]*[(\[]?(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*[)\]]?\s*"
-                   r"(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE),
-    )
+    triggers = (re.compile(r"\b(?:global|nonlocal)\b"), _ATTRIBUTE_TARGETS)
+
+    @classmethod
+    def triggers_for(cls, context):
+        """``global``/``nonlocal``, or an attribute target whose base outlives the call."""
+        known = []
+
+        def outside_attribute(text: str) -> bool:
+            for match in _ATTRIBUTE_TARGETS.finditer(text):
+                if not known:
+                    known.append(outliving_names(context)[1])
+                if any(base in known[0] for base in _ATTRIBUTE_BASE.findall(match.group(0))):
+                    return True
+            return False
+
+        return (cls.triggers[0], outside_attribute)
 
     def report(self, node: cst.CSTNode, message=None, **kwargs) -> None:
         """Once per statement, however many of its targets are outside state."""
