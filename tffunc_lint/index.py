@@ -117,6 +117,13 @@ class Entry:
     tf.function)."""
 
 
+def _is_property_accessor(node: ast.FunctionDef) -> bool:
+    """``@name.setter`` / ``@name.deleter``: not what ``self.name`` reads."""
+    return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
+               and isinstance(d.value, ast.Name) and d.value.id == node.name
+               for d in node.decorator_list)
+
+
 @dataclass
 class ModuleIndex:
     """What graph-context detection needs to know about one module."""
@@ -327,7 +334,8 @@ class _Indexer:
         self.index.functions[key] = info
         self.index.nodes[key] = node
         if in_class:
-            scope.cls.methods[node.name] = key
+            if not (node.name in scope.cls.methods and _is_property_accessor(node)):
+                scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
         elif scope.function is None:
             self.index.top_level[node.name] = key
         else:
