@@ -102,11 +102,16 @@ def value_kind(value: Optional[ast.expr], names: NameTable,
     return _OTHER
 
 
-def container_evidence(text: str, names: NameTable) -> "Callable[[str], bool]":
+def container_evidence(context: "FileContext") -> Callable[[str], bool]:
     """A cheap necessary condition for :func:`value_kind` to see a container bound to a name
-    (or attribute) in ``text``: some assignment to it whose first line holds a display
+    (or attribute) in the file: some assignment to it whose first line holds a display
     bracket, a container constructor, or continues on the next line. Rules use it to skip
-    parsing code that cannot report."""
+    parsing code that cannot report. Computed once per file."""
+    return context.fact("container_provenance.evidence",
+                        lambda c: _container_evidence(c.text, c.names))
+
+
+def _container_evidence(text: str, names: NameTable) -> Callable[[str], bool]:
     constructors = {qualified.rpartition(".")[2] for qualified in _CONSTRUCTORS}
     constructors.update(names.local_names_for(tuple(_CONSTRUCTORS)))
     container = re.compile(r"[\[{]|\b(?:%s)\s*\(|[(\\,]\s*$" % "|".join(sorted(constructors)))

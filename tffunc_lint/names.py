@@ -95,19 +95,28 @@ class NameTable:
     more than a miss.
     """
 
-    def __init__(self, bindings: Dict[str, str]):
+    def __init__(self, bindings: Dict[str, str], written: Optional[Dict[str, str]] = None):
         self._bindings = bindings
+        self._written = written or {}
 
     @classmethod
     def from_index(cls, index: "ModuleIndex") -> "NameTable":
         bindings: Dict[str, str] = {}
+        written: Dict[str, str] = {}
         for name, path in index.imports:
             target = canonical(path)
             previous = bindings.get(name)
             bindings[name] = target if previous in (None, target) else _AMBIGUOUS
+            written[name] = path if bindings[name] else _AMBIGUOUS
         for name in index.module_bindings:
-            bindings[name] = _AMBIGUOUS
-        return cls(bindings)
+            bindings[name] = written[name] = _AMBIGUOUS
+        return cls(bindings, written)
+
+    def imported_from(self, dotted: str, package: str) -> bool:
+        """``dotted`` starts with a name imported from ``package`` as written, before
+        canonical spelling (``tf_keras.layers`` and ``keras.layers`` both read ``keras``)."""
+        path = self._written.get(dotted.partition(".")[0]) or ""
+        return path == package or path.startswith(package + ".")
 
     def resolve(self, dotted: str, local_names: FrozenSet[str] = frozenset()) -> Optional[str]:
         """Canonical qualified name of ``dotted`` as written in this module, or None."""

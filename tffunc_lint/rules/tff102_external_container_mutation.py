@@ -141,16 +141,12 @@ class ExternalContainerMutation(Rule):
     def triggers_for(cls, context):
         """Mutations whose base can outlive the call: ``self``/``cls``, module names,
         parameters of traced functions, variables of functions that enclose traced ones."""
-        known = []
-
         def triggered(text: str) -> bool:
             bases = _mutated_bases(text)
             if not bases:
                 return False
-            if not known:
-                known.extend(outliving_names(context))
-                known.append(container_evidence(context.text, context.names))
-            parameters, names, may_hold_container = known
+            parameters, names = outliving_names(context)
+            may_hold_container = container_evidence(context)
             for dotted in bases:
                 parts = dotted.split(".")
                 if parts[0] in parameters:

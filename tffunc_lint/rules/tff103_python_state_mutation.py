@@ -138,15 +138,10 @@ class PythonStateMutation(Rule):
     @classmethod
     def triggers_for(cls, context):
         """``global``/``nonlocal``, or an attribute target whose base outlives the call."""
-        known = []
-
         def outside_attribute(text: str) -> bool:
-            for match in _ATTRIBUTE_TARGETS.finditer(text):
-                if not known:
-                    known.append(outliving_names(context)[1])
-                if any(base in known[0] for base in _ATTRIBUTE_BASE.findall(match.group(0))):
-                    return True
-            return False
+            return any(base in outliving_names(context)[1]
+                       for match in _ATTRIBUTE_TARGETS.finditer(text)
+                       for base in _ATTRIBUTE_BASE.findall(match.group(0)))
 
         return (cls.triggers[0], outside_attribute)
 

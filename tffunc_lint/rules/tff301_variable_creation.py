@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from ..container_provenance import in_lazy_initialization
+from ..names import dotted_name
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -76,8 +77,8 @@ class VariableCreatedInTfFunction(Rule):
     not recognised and are reported. Layers
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
     call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
-    (the default since TensorFlow 2.16) builds them, with a seed variable; in a file that
-    imports `tf_keras` (Keras 2, no seed variable) they are not. A variable created inside
+    (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
+    `tf_keras` (Keras 2, no seed variable) they are not. A variable created inside
     `with tf.init_scope():` on every trace still raises, but that block is outside graph
     context for every rule and is not reported.
 
@@ -105,16 +106,17 @@ class VariableCreatedInTfFunction(Rule):
             return
         if qualified == "tensorflow.Variable":
             self.report(node)
-        elif self._creates_variables(qualified) or self._holds_seed(qualified):
+        elif self._creates_variables(qualified) or self._holds_seed(node, qualified):
             kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
             self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
                               "function creates new variables on every trace and raises "
                               "ValueError; create it once outside, e.g. in __init__")
 
-    def _holds_seed(self, qualified: str) -> bool:
+    def _holds_seed(self, node: cst.Call, qualified: str) -> bool:
         module, _, name = qualified.rpartition(".")
         return (module == "keras.layers" and name in _LAYERS_WITH_SEED
-                and "tf_keras" not in self.context.text)
+                and not self.context.names.imported_from(dotted_name(node.func) or "",
+                                                         "tf_keras"))
 
     @staticmethod
     def _creates_variables(qualified: str) -> bool:

@@ -19,6 +19,7 @@ global list, a counter) starts clean every time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import os
 import statistics
@@ -147,3 +148,19 @@ def side_by_side(bad: Callable[[], object], good: Callable[[], object],
             function()
             samples.append(time.perf_counter() - start)
     return Timing(statistics.median(bad_samples), statistics.median(good_samples))
+
+
+@functools.lru_cache(maxsize=None)
+def _layer_caller():
+    import tensorflow as tf
+
+    @tf.function
+    def call(layer, inputs):
+        return layer(inputs)
+
+    return call
+
+
+def call_traced(layer, inputs):
+    """Call a Keras layer inside a tf.function (called eagerly, Keras 3 does not trace it)."""
+    return _layer_caller()(layer, inputs)

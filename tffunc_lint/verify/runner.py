@@ -151,18 +151,20 @@ def static_agreement(claim: Claim) -> Optional[Dict[str, object]]:
         return None  # the homework is a speed claim, not a rule
     settings = Settings(select=(claim.key,)).resolved()
     problems = []
+    announced = 0
     for path in (claim.bad, claim.good):
         found = {(f.line, f.code) for f in
                  lint_source(str(path), path.read_bytes(), settings).findings}
         expected = {(line, code) for line, code in expected_findings(path) if code == claim.key}
-        if path is claim.bad and not expected:
-            problems.append(f"{path.name} announces no `# expect: {claim.key}`")
+        if path is claim.bad:
+            announced = len(expected)
+            if not expected:
+                problems.append(f"{path.name} announces no `# expect: {claim.key}`")
         for line, code in sorted(found - expected):
             problems.append(f"{path.name}:{line} unexpected {code}")
         for line, code in sorted(expected - found):
             problems.append(f"{path.name}:{line} missing {code}")
-    bad_lines = len([1 for _, code in expected_findings(claim.bad) if code == claim.key])
-    detail = "; ".join(problems) or f"{bad_lines} finding(s) in bad.py, none in good.py"
+    detail = "; ".join(problems) or f"{announced} finding(s) in bad.py, none in good.py"
     return {"agrees": not problems, "detail": detail}
 
 

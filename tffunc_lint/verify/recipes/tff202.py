@@ -2,16 +2,10 @@
 
 import tensorflow as tf
 
-from tffunc_lint.verify.recipe import observe
+from tffunc_lint.verify.recipe import call_traced, observe
 
 CLAIM = "the guide's SimpleModel ignores the new bias (20.0 before and after bias += 5.0); " \
         "a tf.Variable bias gives 25.0"
-
-
-@tf.function
-def _traced_call(layer, inputs):
-    """Call a Keras layer inside a tf.function: called eagerly, Keras 3 does not trace it."""
-    return layer(inputs)
 
 
 def bad(fixture):
@@ -54,7 +48,7 @@ def good(fixture):
 
     layer = fixture.Dense(2)
     ones = tf.ones((1, 3))
-    traced = _traced_call(layer, ones)
+    traced = call_traced(layer, ones)
     dense_ok = bool(tf.reduce_all(tf.abs(traced - ones @ layer.kernel) < 1e-5))
 
     biases = [float(fixture.evaluate(model, x, tf.constant(b))) for b in (5.0, 7.0)]

@@ -3,16 +3,10 @@
 import numpy as np
 import tensorflow as tf
 
-from tffunc_lint.verify.recipe import observe, raised
+from tffunc_lint.verify.recipe import call_traced, observe, raised
 
 CLAIM = "np.mean / np.array on a traced tensor raise NotImplementedError " \
         "(the same code runs eagerly); TensorFlow ops and NumPy on constants run"
-
-
-@tf.function
-def _traced_call(layer, inputs):
-    """Call a Keras layer inside a tf.function: called eagerly, Keras 3 does not trace it."""
-    return layer(inputs)
 
 
 def _name(error):
@@ -25,7 +19,7 @@ def bad(fixture):
     array_error = raised(lambda: fixture.to_array(values))
     eager = fixture.normalize.python_function(values).numpy().tolist()
 
-    layer_error = raised(lambda: _traced_call(fixture.Scaler(), tf.ones((2, 3))))
+    layer_error = raised(lambda: call_traced(fixture.Scaler(), tf.ones((2, 3))))
     symbolic = all(isinstance(error, NotImplementedError)
                    and "symbolic tf.Tensor" in str(error)
                    for error in (mean_error, array_error))
@@ -53,7 +47,7 @@ def good(fixture):
     wrong = [name for name, want in expected.items()
              if not np.allclose(getattr(fixture, name)(values).numpy(), want, atol=1e-5)]
 
-    if not np.allclose(_traced_call(fixture.Attention(4), values).numpy(), plain / 2.0):
+    if not np.allclose(call_traced(fixture.Attention(4), values).numpy(), plain / 2.0):
         wrong.append("Attention")
     if not np.isclose(fixture.eager_code(values), 2.5):
         wrong.append("eager_code")
