@@ -25,8 +25,7 @@ from .files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics, write_traced
 from .rule import all_rules, rule_by_code_or_name
 from .runner import lint_project
-from .verify.runner import (DEFAULT_TIMEOUT, HOMEWORK, VerifyUnavailable, available_claims,
-                            verify, write_report)
+from .verify import DEFAULT_TIMEOUT
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -125,13 +124,13 @@ def _write_fixed(path: str, content: bytes) -> None:
         raise
 
 
-def _verify_selection(args: argparse.Namespace) -> Callable[[str], bool]:
-    """Which claims --select/--ignore keep; `homework` is a selector of its own."""
+def _verify_selection(args: argparse.Namespace, homework: str) -> Callable[[str], bool]:
+    """Which claims --select/--ignore keep; ``homework`` is a selector of its own."""
     def expand(flag: str):
         keys = set()
         for selector in split_list(getattr(args, flag)) or ():
-            if selector.strip().lower() == HOMEWORK:
-                keys.add(HOMEWORK)
+            if selector.strip().lower() == homework:
+                keys.add(homework)
             else:
                 keys |= expand_selector(selector, f"--{flag}")
         return keys
@@ -142,15 +141,22 @@ def _verify_selection(args: argparse.Namespace) -> Callable[[str], bool]:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    # Imported here: plain lint runs do not pay for the worker machinery.
+    from .verify.runner import (HOMEWORK, VerifyUnavailable, available_claims, verify,
+                                write_report)
+
     if args.paths:
         raise UsageError("--verify runs the shipped fixtures and takes no paths")
     if args.output_format not in ("text", "json"):
         raise UsageError("--verify supports --output-format text or json")
-    keep = _verify_selection(args)
+    keep = _verify_selection(args, HOMEWORK)
     claims = [claim for claim in available_claims() if keep(claim.key)]
     if not claims:
         raise UsageError("--verify: the selection leaves no rule to verify")
-    report = verify(claims, workers=max(1, min(args.jobs, 4)), timeout=args.verify_timeout)
+    try:
+        report = verify(claims, workers=max(1, min(args.jobs, 4)), timeout=args.verify_timeout)
+    except VerifyUnavailable as error:
+        raise UsageError(str(error)) from None
     write_report(report, args.output_format, sys.stdout)
     return EXIT_CLEAN if report.holds else EXIT_FINDINGS
 
@@ -221,7 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return run_check(argv)
     except UsageError as error:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
-    except (ConfigError, PathError, VerifyUnavailable) as error:
+    except (ConfigError, PathError) as error:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     except KeyboardInterrupt:
         print("tffunc-lint: interrupted", file=sys.stderr)

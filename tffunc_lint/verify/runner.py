@@ -29,11 +29,11 @@ from ..config import Settings
 from ..engine import lint_source
 from ..fixtures import FIXTURES_DIR, expected_findings
 from ..rule import all_rules
+from . import DEFAULT_TIMEOUT
 
 RECIPES_DIR = Path(__file__).resolve().parent / "recipes"
 #: The whole-program speed-up from the course page: a 1 000-step training loop.
 HOMEWORK = "homework"
-DEFAULT_TIMEOUT = 120.0
 #: Importing TensorFlow can take a while on a cold disk; a worker gets this long to start.
 STARTUP_TIMEOUT = 180.0
 
