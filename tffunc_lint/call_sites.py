@@ -11,7 +11,10 @@ consumed once, while tracing. This module finds, from the module's ``ast``:
 * their *call sites* outside graph context, and what each argument is: a loop variable over
   ``range`` or a list of numbers (``varying``), a number literal (``literal``), a Python
   list/tuple of constants (``data``), a Python iterator or generator (``iterator``), or
-  anything else (unknown, never reported).
+  anything else (unknown, never reported). A bool takes two values at most, so two traces
+  by design (a mode flag such as ``training``): a loop over ``(True, False)``, a comparison,
+  ``not x`` or ``bool(x)`` is never ``varying``, and ``True``/``False`` literals do not
+  count as distinct values (TFF401 reports a parameter only for distinct numbers).
 
 Rules report at a call site by counting, in source order, the calls whose callee is spelled
 as one of ``CallSites.spellings`` (see :class:`CallSiteReporter`): LibCST visits them in the
@@ -37,7 +40,8 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = _FUNCTIONS + (ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_NUMBER_FUNCTIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.abs",
+# Not bool(): it gives two values at most, two traces by design (a mode flag).
+_NUMBER_FUNCTIONS = frozenset({"builtins.int", "builtins.float", "builtins.abs",
                                "builtins.round", "builtins.min", "builtins.max"})
 _ITERATOR_FUNCTIONS = frozenset({"builtins.map", "builtins.filter", "builtins.zip",
                                  "builtins.enumerate", "builtins.reversed"})
@@ -405,7 +409,7 @@ class _CallScanner:
         for _, arguments in self.events:
             for argument in arguments:
                 result.arguments.append(argument)
-                if argument.kind == LITERAL:
+                if argument.kind == LITERAL and not isinstance(argument.value, bool):
                     literals.setdefault((id(argument.callee), argument.parameter), set()).add(
                         (type(argument.value).__name__, argument.value))
         for ordinal, (_, arguments) in enumerate(self.events):
@@ -526,6 +530,9 @@ class _CallScanner:
                 and isinstance(node.left, (ast.List, ast.Tuple))):
             kind, value = self._classify(node.left, frame, depth + 1)
             return (kind, value) if kind == DATA else (None, None)
+        if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp)
+                                             and isinstance(node.op, ast.Not)):
+            return None, None  # a bool: two values at most, two traces by design
         leaves = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
         kinds = [self._classify(leaf, frame, depth + 1)[0] for leaf in leaves]
         if VARYING in kinds and all(k in (VARYING, LITERAL) for k in kinds):
@@ -594,7 +601,10 @@ class _CallScanner:
             return None, None
         if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts and isinstance(
                 target, ast.Name):
-            if all(_number(e) is not None for e in iterable.elts):
+            values = [_number(e) for e in iterable.elts]
+            if all(value is not None for value in values):
+                if all(isinstance(value, bool) for value in values):
+                    return None, None  # for flag in (True, False): a mode flag, two traces
                 return VARYING, None
             if all(isinstance(e, (ast.List, ast.Tuple)) and e.elts and _is_constant_data(e)
                    for e in iterable.elts):
@@ -619,7 +629,9 @@ class _CallScanner:
                 f"`{name}` gets a different Python number for `{argument.parameter}` on each "
                 "pass, and every new value traces a new graph; pass a tensor instead (use "
                 "tf.constant(...)) or give the tf.function an input_signature"))
-        if argument.kind == LITERAL:
+        if argument.kind == LITERAL and not isinstance(argument.value, bool):
+            # True/False (and None, never a literal here) are mode flags: one trace per
+            # value, by design. Only distinct numbers count.
             values = literals.get((id(callee), argument.parameter), set())
             if len(values) > 1:
                 shown = ", ".join(repr(v) for _, v in sorted(values, key=repr))

@@ -9,9 +9,9 @@ class PythonScalarArgument(CallSiteReporter, Rule):
 
     ## What it does
     Flags call sites of a `tf.function` (a `@tf.function` def, `f = tf.function(g)`,
-    `self.f = tf.function(...)`) that pass a Python number or bool that varies: a loop
-    variable over `range(...)` or over a list of numbers, an expression of one, a counter
-    stepped in a loop, or different literals at different call sites of the same function.
+    `self.f = tf.function(...)`) that pass a Python number that varies: a loop variable
+    over `range(...)` or over a list of numbers, an expression of one, a counter stepped in
+    a loop, or different number literals at different call sites of the same function.
 
     ## Why is this bad?
     `tf.function` traces a new graph for every new Python value of an argument: Python
@@ -53,9 +53,12 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     (`train(...)`, `self.train(...)` inside the class). A function with an `input_signature`
     is never reported, nor one fixed literal used at every call site (a hyper-parameter,
     traced once by design), nor values whose origin is not visible (parameters, attributes).
-    Keras `call` methods are traced by Keras, not reported here. A Python flag that takes
-    two values on purpose (`training=True` / `training=False`) is reported when both
-    appear as literals; two traces may be what you want: add `# noqa: TFF401`.
+    Keras `call` methods are traced by Keras, not reported here. Bools are mode flags, two
+    traces by design: `training=True` at one call site and `training=False` at another, a
+    loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
+    not reported. Only distinct numbers count: `None` (an unset option) or a bool next to
+    one number is not reported; `size=32` and `size=64` are, also when `size=None`
+    appears too.
 
     ## References
     - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)

@@ -12,7 +12,7 @@ from ..index import TF_FUNCTION, def_key
 from ..names import ast_dotted_name, dotted_name
 from ..rule import Rule, Scope
 from ..source_lines import SourceLines, tf_function_lines
-from ..test_code import is_test_class, is_test_function
+from ..test_code import is_test_class, is_test_function, is_test_method, is_test_module
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -26,6 +26,14 @@ _IN_LOOP = ("tf.function(...) inside a loop creates and retraces a new tf.functi
 _NESTED = ("`@tf.function` on a nested function that is created and called within each call "
            "of `{outer}` retraces on every call of `{outer}`; create it once (at module "
            "level, or stored on the object) and reuse it")
+#: Decorators that hand back the function itself (or a descriptor calling it): the body
+#: still runs once per call. Any other decorator may run it once (a trace, a serialised
+#: computation), cache it or never call it: how often is unknown.
+_PASS_THROUGH = frozenset({"builtins.staticmethod", "builtins.classmethod", "builtins.property",
+                           "functools.wraps", "abc.abstractmethod", "typing.override",
+                           "typing_extensions.override"})
+_PROPERTY_PARTS = ("setter", "getter", "deleter")
+
 _NESTED_LOOP = ("`@tf.function` on a function defined inside a loop creates and retraces a "
                 "new tf.function on every pass; create it once, before the loop")
 
@@ -44,6 +52,10 @@ class _Frame:
     node: Optional[ast.AST]
     traced: bool
     loops: List[Tuple[ast.AST, Set[str]]] = field(default_factory=list)
+    once_or_unknown: bool = False
+    """The function (or one around it) is a test, which runs once, or carries a decorator
+    that leaves unknown how often its body runs: a nested def made and called in one call
+    of it is not reported."""
 
 
 def _stored_names(nodes) -> Set[str]:
@@ -107,6 +119,19 @@ def _uses(scope: ast.AST, name: str, definition: ast.AST) -> Tuple[bool, bool, b
     return called, in_loop, escapes
 
 
+def _is_pass_through(decorator: ast.expr, names) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    dotted = ast_dotted_name(target)
+    if dotted is None:
+        return False
+    head, _, last = dotted.rpartition(".")
+    if head and "." not in head and last in _PROPERTY_PARTS and not isinstance(
+            decorator, ast.Call):
+        return True  # @name.setter of a property
+    qualified = names.resolve(dotted) or ""
+    return qualified in _PASS_THROUGH or qualified.rpartition(".")[2] == "override"
+
+
 def _wraps_now(call: ast.Call) -> bool:
     """``tf.function(f, ...)`` wraps ``f``; ``tf.function(jit_compile=True)`` is a decorator
     factory, applied by the call around it."""
@@ -125,6 +150,7 @@ class _Scanner:
         self.lines = lines
         self.names = context.names
         self.traced = context.graph.traced if context.graph is not None else {}
+        self.test_module = is_test_module(context.path)
         self.events: List[Tuple[Tuple[int, int], Optional[str]]] = []
         self.parents: List[ast.AST] = []
 
@@ -151,19 +177,25 @@ class _Scanner:
     def _visit(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
         if isinstance(node, _FUNCTIONS):
             self._definition(node, frame, guarded)
-            in_class = bool(self.parents) and isinstance(self.parents[-1], ast.ClassDef)
+            cls = self.parents[-1] if self.parents else None
+            in_class = isinstance(cls, ast.ClassDef)
             # Code traced anyway, and tests (each runs once, and wraps functions on purpose).
             exempt = (frame.traced or def_key(node.lineno, node.name) in self.traced
                       or is_test_function(node, in_class or frame.node is not None)
                       or any(isinstance(p, ast.ClassDef) and is_test_class(p)
                              for p in self.parents))
+            once_or_unknown = (frame.once_or_unknown or self.test_module
+                               or (in_class and is_test_method(node, cls))
+                               or not all(_is_pass_through(d, self.names)
+                                          for d in node.decorator_list))
             self._children(node, [node.args] + ([node.returns] if node.returns else []),
                            frame, guarded)
-            self._children(node, node.body, _Frame(node, exempt), False)
+            self._children(node, node.body, _Frame(node, exempt, [], once_or_unknown), False)
             return
         if isinstance(node, ast.Lambda):
             self._children(node, [node.args], frame, guarded)
-            self._children(node, [node.body], _Frame(node, frame.traced), False)
+            inner = _Frame(node, frame.traced, [], frame.once_or_unknown)
+            self._children(node, [node.body], inner, False)
             return
         if isinstance(node, ast.Call) and self.is_tf_function(node.func):
             self.events.append(((node.lineno, node.col_offset), self._judge_call(node, frame, guarded)))
@@ -232,7 +264,7 @@ class _Scanner:
             loop, _ = frame.loops[-1]
             called, _, escapes = _uses(loop, node.name, node)
             return _NESTED_LOOP if called and not escapes else None
-        if not isinstance(frame.node, _FUNCTIONS):
+        if not isinstance(frame.node, _FUNCTIONS) or frame.once_or_unknown:
             return None
         called, in_loop, escapes = _uses(frame.node, node.name, node)
         if called and not in_loop and not escapes:
@@ -302,10 +334,28 @@ class TfFunctionRecreated(Rule):
     (`self.step = step`, a cache), passed to another function, or called inside a loop of
     the enclosing function (made once per call, reused many times). `tf.function(g)` in a
     loop is not reported when `g` changes with the loop (`for g in fns: tf.function(g)`) or
-    under a cache check (`if key not in cache:`). The analysis cannot tell how often the
-    enclosing function runs: a `main()` that builds and calls a nested `tf.function` once is
-    reported too. Recreating a `tf.function` on purpose (the guide's way to force a retrace
-    after mutating an object) deserves a `# noqa: TFF402`.
+    under a cache check (`if key not in cache:`).
+
+    A nested traced def made and called in one call is not reported where that call runs
+    once, or where how often it runs cannot be told:
+    - in a function traced anyway (decorated with `@tf.function`);
+    - in a function with any decorator other than a pass-through one (`staticmethod`,
+      `classmethod`, `property` and its `setter`/`getter`/`deleter`, `functools.wraps(...)`,
+      `abc.abstractmethod`, `override`): `@tff.tensorflow.computation(tf.float32)` traces its
+      body once to build a computation, `@functools.lru_cache` runs it once per key, a
+      registration decorator may call it any number of times;
+    - in tests, which run once: a `test*` method of a class that derives from a `TestCase`
+      or is named `…Test`, `…Tests` or `Test…` (its base may be the project's own, in
+      another module), and any function of a test module (`test_*.py`, `*_test.py`,
+      `conftest.py`, or under a `tests` folder, except sample programs under its
+      `fixtures`/`testdata` folders). Only this case is waived there: a helper method of a
+      `…Test` class is reported, and so is a loop or `tf.function(f)(args)`, except in a
+      class that derives from a `TestCase` or in a module-level `test_*` function.
+
+    Otherwise the analysis cannot tell how often the enclosing function runs: a `main()`
+    that builds and calls a nested `tf.function` once is reported too. Recreating a
+    `tf.function` on purpose (the guide's way to force a retrace after mutating an object)
+    deserves a `# noqa: TFF402`.
 
     ## References
     - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
