@@ -20,11 +20,13 @@ import ast
 import enum
 import re
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence,
-                    Set, Tuple)
+from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional,
+                    Sequence, Set, Tuple)
 
 import libcst as cst
 
+from . import guards
+from .eager_branches import as_ast, exits
 from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -524,15 +526,36 @@ def _is_lazy_guard(test: cst.BaseExpression) -> bool:
     return False
 
 
-def in_lazy_initialization(ancestors: Sequence[cst.CSTNode]) -> bool:
+def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[str] = ()
+                           ) -> bool:
     """Whether the node being visited sits in the body of ``if self.x is None:`` (or
     ``if not hasattr(self, "x"):``, ``if not self.built:``) within its function: state set
-    up once, on the first trace, the documented singleton pattern."""
+    up once, on the first trace, the documented singleton pattern.
+
+    With ``targets`` (what the node sets, ``self.x`` or a name), also ``if not self.x:`` and
+    code after ``if self.x is not None: return ...`` when ``self.x`` is one of them.
+    """
+    targets = frozenset(targets)
     for index in range(len(ancestors) - 1, 0, -1):
-        node = ancestors[index - 1]
+        node, child = ancestors[index - 1], ancestors[index]
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return False
-        if (isinstance(node, cst.If) and ancestors[index] is node.body
-                and _is_lazy_guard(node.test)):
-            return True
+        if isinstance(node, cst.If) and child is node.body:
+            if _is_lazy_guard(node.test):
+                return True
+            if targets and targets & _read_test(node.test, guards.init_targets):
+                return True
+        elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
+            for earlier in node.body:
+                if earlier is child:
+                    break
+                if (isinstance(earlier, cst.If) and earlier.orelse is None
+                        and exits(earlier.body)
+                        and targets & _read_test(earlier.test, guards.initialised_targets)):
+                    return True
     return False
+
+
+def _read_test(test: cst.BaseExpression, read) -> FrozenSet[str]:
+    tree = as_ast(test)
+    return read(tree) if tree is not None else frozenset()

@@ -7,75 +7,63 @@ code). It is the documented way to keep eager-only Python (``.numpy()``, logging
 code that may be traced, and rules about trace-time behaviour must not flag it.
 
 :func:`in_eager_branch` answers for the node being visited, from the LibCST ancestors the
-engine keeps: a branch guarded by ``tf.executing_eagerly()`` (``if``, ``elif``/``else`` of a
-negated test, conditional expressions, ``and``), or code after an early exit such as
-``if not tf.executing_eagerly(): return x``.
+engine keeps: a branch whose test says nothing is traced (see ``guards``: eager execution,
+``hasattr(x, "numpy")``, NumPy or PyTorch values, another Keras backend, a project predicate
+such as ``in_tf_function()``), in ``if``/``elif``/``else``, conditional expressions and
+``and``/``or``, or code after an early exit such as ``if not tf.executing_eagerly(): return x``.
+Tests are read by the same code the index uses for call edges, on their ``ast`` form.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from .guards import Condition, GuardReader
+from .names import ast_dotted_name
+
 Resolve = Callable[[cst.BaseExpression], Optional[str]]
+#: The polarity of the project predicate a no-argument call spells, if it is one.
+Polarity = Callable[[str], Optional[str]]
 
-_EAGER = "executing_eagerly"
-_GRAPH = frozenset({"tensorflow.inside_function"})
-
-
-def _call_name(node: cst.BaseExpression, resolve: Resolve) -> Optional[str]:
-    if isinstance(node, cst.Call) and not node.args:
-        qualified = resolve(node.func)
-        if qualified and qualified.startswith("tensorflow."):
-            return qualified
-    return None
+_EMPTY_MODULE = cst.Module(body=[])
 
 
-def _is_eager_call(node: cst.BaseExpression, resolve: Resolve) -> bool:
-    name = _call_name(node, resolve)
-    return name is not None and name.rpartition(".")[2] == _EAGER
+def _expression(dotted: str) -> cst.BaseExpression:
+    parts = dotted.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
 
 
-def _is_graph_call(node: cst.BaseExpression, resolve: Resolve) -> bool:
-    return _call_name(node, resolve) in _GRAPH
+def as_ast(test: cst.BaseExpression) -> Optional[ast.expr]:
+    try:
+        return ast.parse(f"({_EMPTY_MODULE.code_for_node(test)})", mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
 
 
-def _negated(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        return node.expression
-    return None
+class _Tests:
+    def __init__(self, resolve: Resolve, polarity: Optional[Polarity]):
+        self.reader = GuardReader(lambda dotted: resolve(_expression(dotted)), ast_dotted_name)
+        self.polarity = polarity
+
+    def untraced_if(self, test: cst.BaseExpression, value: bool) -> bool:
+        tree = as_ast(test)
+        if tree is None:
+            return False
+        condition: Condition = self.reader.untraced_if(tree, value)
+        if condition is True:
+            return True
+        return bool(self.polarity) and any(
+            spelling is not None and self.polarity(spelling) == polarity
+            for spelling, polarity in condition)
 
 
-def means_eager(test: cst.BaseExpression, resolve: Resolve) -> bool:
-    """``test`` being true implies eager execution (never true while tracing)."""
-    if _is_eager_call(test, resolve):
-        return True
-    inner = _negated(test)
-    if inner is not None:
-        return means_graph(inner, resolve)
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return means_eager(test.left, resolve) or means_eager(test.right, resolve)
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return means_eager(test.left, resolve) and means_eager(test.right, resolve)
-    return False
-
-
-def means_graph(test: cst.BaseExpression, resolve: Resolve) -> bool:
-    """``test`` being false implies eager execution (it is always true while tracing)."""
-    if _is_graph_call(test, resolve):
-        return True
-    inner = _negated(test)
-    if inner is not None:
-        return means_eager(inner, resolve)
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return means_graph(test.left, resolve) or means_graph(test.right, resolve)
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return means_graph(test.left, resolve) and means_graph(test.right, resolve)
-    return False
-
-
-def _exits(block: cst.BaseSuite) -> bool:
+def exits(block: cst.BaseSuite) -> bool:
     """The block always leaves the enclosing block (ends in return, raise, continue, break)."""
     if isinstance(block, cst.IndentedBlock):
         if not block.body:
@@ -93,35 +81,37 @@ def _exits(block: cst.BaseSuite) -> bool:
                                                   cst.Break))
 
 
-def _after_graph_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
-                      resolve: Resolve) -> bool:
-    """An earlier statement of ``body`` is ``if <graph test>: return ...``."""
+def _after_untraced_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
+                         tests: _Tests) -> bool:
+    """An earlier statement of ``body`` is ``if <test>: return ...`` whose test is true
+    whenever code is traced."""
     for earlier in body:
         if earlier is statement:
             return False
-        if (isinstance(earlier, cst.If) and earlier.orelse is None
-                and means_graph(earlier.test, resolve) and _exits(earlier.body)):
+        if (isinstance(earlier, cst.If) and earlier.orelse is None and exits(earlier.body)
+                and tests.untraced_if(earlier.test, False)):
             return True
     return False
 
 
-def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve) -> bool:
+def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
+                    polarity: Optional[Polarity] = None) -> bool:
     """The innermost node of ``ancestors`` runs only eagerly, within its function."""
+    tests = _Tests(resolve, polarity)
     for index in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[index - 1], ancestors[index]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             return False
         if isinstance(parent, (cst.If, cst.IfExp)):
-            if child is parent.body and means_eager(parent.test, resolve):
+            if child is parent.body and tests.untraced_if(parent.test, True):
                 return True
-            if child is parent.orelse and means_graph(parent.test, resolve):
+            if child is parent.orelse and tests.untraced_if(parent.test, False):
                 return True
         elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
-            if isinstance(parent.operator, cst.And) and means_eager(parent.left, resolve):
-                return True
-            if isinstance(parent.operator, cst.Or) and means_graph(parent.left, resolve):
+            value = isinstance(parent.operator, cst.And)
+            if tests.untraced_if(parent.left, value):
                 return True
         elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            if _after_graph_exit(parent.body, child, resolve):
+            if _after_untraced_exit(parent.body, child, tests):
                 return True
     return False

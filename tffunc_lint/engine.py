@@ -31,8 +31,9 @@ from .config import Settings
 from .cst_walk import children
 from .finding import Finding, TraceReason
 from .files import module_name_for
-from .graph_context import GraphContext, Traced, TracedFunction
-from .index import INIT_SCOPE, PY_FUNCTIONS, ModuleIndex, def_key, lambda_key
+from .eager_branches import in_eager_branch
+from .graph_context import GraphContext, ModuleView, TracedFunction
+from .index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
 from .names import NameTable, dotted_name
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 
@@ -56,8 +57,8 @@ class FileResult:
     fix_error: Optional[str] = None
     index: Optional[ModuleIndex] = None
     """The module's index, for joining modules into one call graph (None if unparsable)."""
-    traced: Optional[Traced] = None
-    """The functions this run treated as traced."""
+    view: Optional[ModuleView] = None
+    """The functions this run treated as traced, and the predicates it knew."""
 
 
 class FileContext:
@@ -90,6 +91,20 @@ class FileContext:
         if dotted is None:
             return None
         return self.names.resolve(dotted, self.local_names)
+
+    def in_eager_branch(self) -> bool:
+        """The node being visited runs only when nothing is traced (see ``eager_branches``)."""
+        return in_eager_branch(self.ancestors, self.qualified_name, self._predicate)
+
+    def _predicate(self, spelling: str) -> Optional[str]:
+        if self.function is None:
+            return None
+        return self.graph.predicates.get((self.function.key, spelling))
+
+    @property
+    def once(self) -> bool:
+        """The traced function runs only on the first trace (one-time initialisation)."""
+        return self.reason is not None and self.reason.once
 
     def fact(self, name: str, compute: Callable[["FileContext"], object]):
         """A module-wide analysis, computed once per file and shared by the rules."""
@@ -211,7 +226,9 @@ class _Walker:
             escaped = node in self._escaped
             self._visit_in(node.body, key, None if escaped else _parameter_names(node.params))
             return False
-        if isinstance(node, cst.Call) and self.context.qualified_name(node.func) in PY_FUNCTIONS:
+        if isinstance(node, cst.Call) and is_py_function(
+                self.context.qualified_name(node.func),
+                node.func.attr.value if isinstance(node.func, cst.Attribute) else None):
             self._escaped.update(arg.value for arg in node.args[:1] if arg.keyword is None)
             self._escaped.update(arg.value for arg in node.args
                                  if arg.keyword is not None and arg.keyword.value == "func")
@@ -266,11 +283,11 @@ def _enabled_rules(enabled: FrozenSet[str]) -> List[type]:
 
 
 def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = False,
-                traced: Optional[Traced] = None) -> FileResult:
+                view: Optional[ModuleView] = None) -> FileResult:
     """Lint one file's bytes. Never raises for any input.
 
-    ``traced`` is what the project-wide call graph found traced in this file; without it the
-    file is analysed on its own.
+    ``view`` is what the project-wide call graph found about this file (traced functions,
+    predicates); without it the file is analysed on its own.
     """
     enabled = settings.enabled_for(path)
     try:
@@ -278,7 +295,7 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         findings = [_file_finding(path, f"cannot decode file: {error}")]
         return FileResult(path, [f for f in findings if f.code in enabled])
-    result = lint_text(path, text, settings, enabled=enabled, fix=fix, traced=traced)
+    result = lint_text(path, text, settings, enabled=enabled, fix=fix, view=view)
     if result.fixed_source is not None:
         result.fixed_source = result.fixed_source.encode(encoding)
     return result
@@ -287,7 +304,7 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
 def lint_text(path: str, text: str, settings: Settings, *,
               enabled: Optional[FrozenSet[str]] = None, fix: bool = False,
               apply_noqa: bool = True, tree: Optional[ast.Module] = None,
-              traced: Optional[Traced] = None) -> FileResult:
+              view: Optional[ModuleView] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text)
@@ -295,7 +312,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
     try:
         if tree is None:
             tree = ast.parse(text, filename=path)
-        analysis.run(tree, traced, fix)
+        analysis.run(tree, view, fix)
         findings = analysis.findings
     except SyntaxError as error:
         line = error.lineno or 1
@@ -317,7 +334,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
     if analysis.index is not None:
         analysis.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
     result = FileResult(path, sorted(findings), index=analysis.index,
-                        traced=analysis.graph.traced if analysis.graph else None)
+                        view=analysis.graph.view() if analysis.graph else None)
     if analysis.new_text is not None and analysis.new_text != text:
         result = _checked_fix(result, analysis.new_text)
     return result
@@ -359,11 +376,11 @@ class _Analysis:
         self.findings: List[Finding] = []
         self.new_text: Optional[str] = None
 
-    def run(self, tree: ast.Module, traced: Optional[Traced], fix: bool) -> None:
+    def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool) -> None:
         module, is_package = module_name_for(self.path)
         self.index = ModuleIndex.build(self.path, module, tree, self.lines,
                                        self.settings.extra_traced_decorators, is_package)
-        self.graph = (GraphContext(self.index, traced) if traced is not None
+        self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names
         context = FileContext(self.path, names, self.graph, tree, self.text)
@@ -460,7 +477,7 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_
 
 
 def lint_file(path: str, settings: Settings, fix: bool = False,
-              traced: Optional[Traced] = None) -> FileResult:
+              view: Optional[ModuleView] = None) -> FileResult:
     """Read and lint one file; unreadable files yield a TFF000 finding."""
     try:
         with open(path, "rb") as handle:
@@ -469,4 +486,4 @@ def lint_file(path: str, settings: Settings, fix: bool = False,
         finding = _file_finding(path, f"cannot read file: {error.strerror or error}")
         enabled = settings.enabled_for(path)
         return FileResult(path, [finding] if finding.code in enabled else [])
-    return lint_source(path, source, settings, fix=fix, traced=traced)
+    return lint_source(path, source, settings, fix=fix, view=view)

@@ -20,6 +20,9 @@ class TraceReason:
     function: str = ""
     via: Optional["TraceReason"] = None
     path: str = ""
+    once: bool = False
+    """Reached only through one-time initialisation (``if self.table is None:
+    self._build_table()``): the body runs on the first trace only, by design."""
 
     def where(self, current_path: str = "") -> str:
         if self.path and self.path != current_path:

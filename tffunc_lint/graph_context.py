@@ -12,13 +12,23 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
 from .finding import TraceReason
 from .index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
 from .names import function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]
+#: (function, spelling of a no-argument call in its tests) → the predicate's polarity.
+Predicates = Dict[Tuple[FunctionKey, str], str]
+
+
+class ModuleView(NamedTuple):
+    """What the project-wide call graph knows about one module."""
+
+    traced: Traced
+    predicates: Predicates
+
 
 _KERAS_MODELS = frozenset({
     "keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential",
@@ -48,6 +58,7 @@ class ProjectGraph:
                 # Two files claiming one module name: resolve neither.
                 self.by_module[index.module] = (
                     None if index.module in self.by_module else index)
+        self._predicates: Dict[Tuple, Optional[str]] = {}
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -56,7 +67,8 @@ class ProjectGraph:
         queue: Deque[Tuple[str, FunctionKey]] = deque()
 
         def add(path: str, key: FunctionKey, reason: TraceReason) -> None:
-            if key not in traced[path]:
+            known = traced[path].get(key)
+            if known is None or (known.once and not reason.once):
                 traced[path][key] = reason
                 queue.append((path, key))
 
@@ -90,12 +102,66 @@ class ProjectGraph:
             index = self.by_path[path]
             function = index.functions[key]
             reason = traced[path][key]
-            for target, line, how in function.edges:
+            for position, (target, line, how) in enumerate(function.edges):
                 found = self.resolve(index, target)
-                if found:
-                    add(*found, TraceReason(f"{how} {function.qualname}", line,
-                                            function=function.qualname, via=reason, path=path))
+                if not found:
+                    continue
+                conditions = function.edge_guards.get(position, ())
+                if conditions and self._untraced(index, conditions):
+                    continue
+                once = reason.once or self._initialises(index, conditions, found)
+                add(*found, TraceReason(f"{how} {function.qualname}", line,
+                                        function=function.qualname, via=reason, path=path,
+                                        once=once))
         return traced
+
+    # -- guards -----------------------------------------------------------------------------
+    def predicate(self, index: ModuleIndex, target: Target, hops: int = 0) -> Optional[str]:
+        """The polarity (``guards.EAGER``/``GRAPH``) of a function that tells whether code
+        is traced, or None."""
+        found = self.resolve(index, target)
+        if found is None or hops > _MAX_HOPS:
+            return None
+        memo = found
+        if memo in self._predicates:
+            return self._predicates[memo]
+        self._predicates[memo] = None  # a cycle says nothing
+        module = self.by_path[found[0]]
+        form = module.functions[found[1]].predicate
+        result = None
+        if form is not None and len(form) == 1:
+            result = form[0]
+        elif form is not None:
+            polarity, wanted, callee = form
+            if self.predicate(module, callee, hops + 1) == wanted:
+                result = polarity
+        self._predicates[memo] = result
+        return result
+
+    def _untraced(self, index: ModuleIndex, conditions) -> bool:
+        return any(c[0] == "pred" and self.predicate(index, c[1]) == c[2] for c in conditions)
+
+    def _initialises(self, index: ModuleIndex, conditions, found) -> bool:
+        """One of ``conditions`` tests an attribute that the called function sets."""
+        writes = self.by_path[found[0]].functions[found[1]].writes
+        for condition in conditions:
+            attributes = condition[1] if condition[0] == "init" else ()
+            if condition[0] == "init-call":
+                test = self.resolve(index, condition[1])
+                attributes = self.by_path[test[0]].functions[test[1]].init_test if test else ()
+            if writes.intersection(attributes):
+                return True
+        return False
+
+    def predicates_of(self, index: ModuleIndex) -> Predicates:
+        """Polarity of the predicates each function of ``index`` calls in its tests."""
+        found: Predicates = {}
+        for key, function in index.functions.items():
+            for spelling, target in function.guard_calls.items():
+                polarity = self.predicate(index, target)
+                if polarity:
+                    found[(key, spelling)] = polarity
+        return found
 
     # -- resolution -------------------------------------------------------------------------
     def _qualname(self, path: str, key: FunctionKey) -> str:
@@ -105,6 +171,9 @@ class ProjectGraph:
         kind = target[0]
         if kind == "local":
             return index.path, target[1]
+        if kind == "name":
+            key = index.top_level.get(target[1])
+            return (index.path, key) if key else None
         if kind == "method":
             return self._method(index, target[1], target[2], include_own=True)
         if kind == "super":
@@ -198,15 +267,22 @@ class TracedFunction:
 class GraphContext:
     """The traced functions of one module, as the engine and the rules see them."""
 
-    def __init__(self, index: ModuleIndex, traced: Traced):
+    def __init__(self, index: ModuleIndex, traced: Traced,
+                 predicates: Optional[Predicates] = None):
         self.index = index
         self.traced = traced
+        self.predicates: Predicates = predicates or {}
+        """Polarity of the project predicates called in tests (``if in_tf_function():``)."""
         self._functions: Dict[FunctionKey, TracedFunction] = {}
 
     @classmethod
     def for_module(cls, index: ModuleIndex) -> "GraphContext":
         """Graph context of a module linted on its own (no other module to resolve)."""
-        return cls(index, ProjectGraph([index]).trace()[index.path])
+        graph = ProjectGraph([index])
+        return cls(index, graph.trace()[index.path], graph.predicates_of(index))
+
+    def view(self) -> ModuleView:
+        return ModuleView(self.traced, self.predicates)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

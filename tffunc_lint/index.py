@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from . import guards
 from .names import NameTable, ast_dotted_name
 
 FunctionKey = Tuple
@@ -32,6 +33,18 @@ PY_FUNCTIONS = frozenset({
     "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func",
     "tensorflow.compat.v1.py_func",
 })
+_PY_FUNCTION_NAMES = frozenset(name.rpartition(".")[2] for name in PY_FUNCTIONS)
+
+
+def is_py_function(qualified: Optional[str], attribute: Optional[str]) -> bool:
+    """A call of ``tf.py_function`` & co.: by its resolved name, or by the attribute name
+    when the receiver is not TensorFlow as far as imports tell (``tf`` bound by ``try:
+    import tensorflow as tf`` with a fallback, or re-exported by a project module)."""
+    if qualified in PY_FUNCTIONS:
+        return True
+    return attribute in _PY_FUNCTION_NAMES and not (qualified or "").startswith("tensorflow.")
+
+
 #: Graph-building APIs: canonical name → (spelling for messages, positions, keywords) of
 #: the callables they trace.
 GRAPH_APIS = {
@@ -93,6 +106,21 @@ class FunctionInfo:
     """It returns ``tf.function(...)``: a project decorator such as ``common.function``."""
     edges: List[Tuple[Target, int, str]] = field(default_factory=list)
     """(what it calls, line, CALLED or PASSED)."""
+    edge_guards: Dict[int, Tuple[Tuple, ...]] = field(default_factory=dict)
+    """For an edge (by position in ``edges``) under tests the call graph must settle: any of
+    ``("pred", callee, polarity)`` (skipped: untraced if the callee is such a predicate),
+    ``("init", attributes)`` or ``("init-call", callee)`` (one-time initialisation when the
+    called function sets one of the attributes the test checks)."""
+    predicate: Optional[Tuple] = None
+    """It tells whether code is traced: ``(polarity,)`` or ``(polarity, wanted, callee)``
+    (see ``guards``)."""
+    init_test: FrozenSet[str] = frozenset()
+    """It returns a one-time-initialisation test of these attributes (``return not
+    self._ready``)."""
+    writes: Set[str] = field(default_factory=set)
+    """Attributes of ``self`` it assigns."""
+    guard_calls: Dict[str, Target] = field(default_factory=dict)
+    """No-argument calls in its tests, by spelling, for predicates to be looked up."""
 
 
 @dataclass
@@ -256,6 +284,9 @@ class _Scope:
         self.nested: Dict[str, FunctionKey] = {}
         self.datasets: Set[str] = set()
         self.instances: Dict[str, str] = {}
+        self.guards: Tuple[Tuple, ...] = ()
+        self.not_datasets: FrozenSet[str] = frozenset()
+        """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""
 
     def lookup(self, name: str) -> Optional[FunctionKey]:
         scope: Optional[_Scope] = self
@@ -266,8 +297,17 @@ class _Scope:
         return None
 
     def without_edges(self) -> "_Scope":
-        scope = _Scope(self.function, self.parent, self.cls, edges=False)
+        return self._copy(edges=False)
+
+    def guarded(self, conditions: Iterable[Tuple]) -> "_Scope":
+        scope = self._copy(edges=self.edges)
+        scope.guards = self.guards + tuple(conditions)
+        return scope
+
+    def _copy(self, edges: bool) -> "_Scope":
+        scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
+        scope.guards, scope.not_datasets = self.guards, self.not_datasets
         return scope
 
 
@@ -353,10 +393,80 @@ class _Indexer:
                     self.pending_decorated.append(
                         (found, key, f"@{ast_dotted_name(target)}", decorator.lineno))
         inner = _Scope(info, scope if scope.function else None, scope.cls)
-        for statement in node.body:
-            self.visit(statement, inner)
+        self._visit_block(node.body, inner)
+        if len(node.args.args) <= 1 and not node.args.vararg and not node.args.kwonlyargs:
+            reader = self._guard_reader(inner)
+            info.predicate = reader.predicate_polarity(node)
+            returns = [s for s in node.body if isinstance(s, ast.Return)]
+            if len(returns) == 1 and returns[0].value is not None:
+                info.init_test = guards.attributes(guards.init_targets(returns[0].value))
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    # tests ---------------------------------------------------------------------------------
+    def _guard_reader(self, scope: _Scope) -> guards.GuardReader:
+        def callee(func: ast.expr) -> Optional[Target]:
+            target = self._callable(func, scope)
+            if target is None or target[0] not in ("local", "name", "method", "super",
+                                                   "external"):
+                return None
+            dotted = ast_dotted_name(func)
+            if dotted and scope.function is not None:
+                scope.function.guard_calls[dotted] = target
+            return target
+        return guards.GuardReader(self.names.resolve, callee)
+
+    def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
+        """The scope of code that runs when ``test`` is ``value``."""
+        if scope.function is None:
+            return scope
+        untraced = self._guard_reader(scope).untraced_if(test, value)
+        if untraced is True:
+            return scope.without_edges()
+        conditions = [("pred", callee, polarity) for callee, polarity in untraced]
+        if value:
+            attributes = guards.attributes(guards.init_targets(test))
+            if attributes:
+                conditions.append(("init", attributes))
+            elif isinstance(test, ast.Call) and not test.args:
+                callee = self._callable(test.func, scope)
+                if callee is not None:
+                    conditions.append(("init-call", callee))
+        return scope.guarded(conditions) if conditions else scope
+
+    def _visit_block(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
+        """Statements in order; after ``if <test>: return``, the rest runs only when the
+        test is false."""
+        for statement in body:
+            self.visit(statement, scope)
+            if (scope.function is not None and isinstance(statement, ast.If)
+                    and not statement.orelse and guards.exits(statement.body)):
+                scope = self._branch(statement.test, False, scope)
+                done = guards.attributes(guards.initialised_targets(statement.test))
+                if done:
+                    scope = scope.guarded([("init", done)])
+                dataset = self._dataset_test(statement.test)
+                if dataset:
+                    scope = scope.guarded(())
+                    scope.not_datasets = scope.not_datasets | {dataset}
+
+    def _dataset_test(self, test: ast.expr) -> Optional[str]:
+        """``isinstance(x, tf.data.Dataset)``: the name tested."""
+        if (isinstance(test, ast.Call) and self._qualified(test.func) == "builtins.isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
+                and (self._qualified(test.args[1]) or "").startswith("tensorflow.data.")):
+            return test.args[0].id
+        return None
+
+    def visit_If(self, node: ast.If, scope: _Scope) -> None:
+        self.visit(node.test, scope)
+        self._visit_block(node.body, self._branch(node.test, True, scope))
+        self._visit_block(node.orelse, self._branch(node.test, False, scope))
+
+    def visit_IfExp(self, node: ast.IfExp, scope: _Scope) -> None:
+        self.visit(node.test, scope)
+        self.visit(node.body, self._branch(node.test, True, scope))
+        self.visit(node.orelse, self._branch(node.test, False, scope))
 
     def visit_ClassDef(self, node: ast.ClassDef, scope: _Scope) -> None:
         self._visit_all(node.decorator_list, scope)
@@ -387,6 +497,11 @@ class _Indexer:
 
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if scope.function is not None:
+            for target in node.targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"):
+                    scope.function.writes.add(target.attr)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             if self._is_dataset(node.value, scope):
@@ -424,7 +539,7 @@ class _Indexer:
         func = node.func
         qualified = self._qualified(func)
         skipped: Set[int] = set()
-        if qualified in PY_FUNCTIONS:
+        if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
             for callable_ in _arguments(node, (0,), ("func",)):
                 skipped.add(id(callable_))
                 if isinstance(callable_, ast.Lambda):
@@ -446,13 +561,13 @@ class _Indexer:
         if scope.edges:
             target = self._callable(func, scope)
             if target is not None:
-                self._add_edge(scope.function, target, node.lineno, CALLED)
+                self._add_edge(scope, target, node.lineno, CALLED)
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there.
             for argument in arguments:
                 if isinstance(argument, (ast.Name, ast.Attribute)):
                     target = self._callable(argument, scope)
                     if target is not None:
-                        self._add_edge(scope.function, target, node.lineno, PASSED)
+                        self._add_edge(scope, target, node.lineno, PASSED)
         self.visit(func, scope)
         for argument in arguments:
             self.visit(argument, scope)
@@ -473,16 +588,21 @@ class _Indexer:
         else:
             self.index.entries.append(Entry(target, how, line))
 
-    def _add_edge(self, function: FunctionInfo, target: Target, line: int, how: str) -> None:
+    def _add_edge(self, scope: _Scope, target: Target, line: int, how: str) -> None:
+        function = scope.function
         if target[0] == "name":
-            self.pending.append((function, target[1], line, how))
+            self.pending.append((function, target[1], line, how, scope.guards))
         else:
+            if scope.guards:
+                function.edge_guards[len(function.edges)] = scope.guards
             function.edges.append((target, line, how))
 
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""
-        for function, name, line, how in self.pending:
+        for function, name, line, how, conditions in self.pending:
             if name in self.index.top_level:
+                if conditions:
+                    function.edge_guards[len(function.edges)] = conditions
                 function.edges.append((("local", self.index.top_level[name]), line, how))
         for name, how, line in self.pending_entries:
             if name in self.index.top_level:
@@ -555,6 +675,8 @@ class _Indexer:
                     continue
                 return False
             if isinstance(node, ast.Name):
+                if node.id in scope.not_datasets:
+                    return False
                 return node.id in scope.datasets or bool(_DATASET_NAME.search(node.id))
             if isinstance(node, ast.Attribute):
                 return bool(_DATASET_NAME.search(node.attr))

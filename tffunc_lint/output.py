@@ -44,9 +44,9 @@ def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
 def write_traced(results, stream: TextIO) -> None:
     """``path:line: qualname [traced: reason]`` for every function found traced."""
     for result in sorted(results, key=lambda r: r.path):
-        if not result.traced or result.index is None:
+        if not result.view or not result.view.traced or result.index is None:
             continue
         functions = result.index.functions
-        for key, reason in sorted(result.traced.items(), key=lambda item: item[0][1:]):
+        for key, reason in sorted(result.view.traced.items(), key=lambda item: item[0][1:]):
             stream.write(f"{result.path}:{key[1]}: {functions[key].qualname} "
                          f"[traced: {reason.render(result.path)}]\n")

@@ -4,7 +4,8 @@
    index and the functions found traced from inside the module.
 2. The indexes are joined into one :class:`~tffunc_lint.graph_context.ProjectGraph`, seeded
    with those per-module results, and traced code is followed across imports.
-3. Only files where step 2 found more traced functions are linted again, with that set.
+3. Only files where step 2 learnt more (other traced functions, or what a predicate imported
+   from another module says) are linted again, with that knowledge.
 """
 
 from __future__ import annotations
@@ -15,17 +16,17 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings
 from .engine import FileResult, lint_file
-from .graph_context import ProjectGraph, Traced
+from .graph_context import ModuleView, ProjectGraph
 
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
 
-Job = Tuple[str, Settings, bool, Optional[Traced]]
+Job = Tuple[str, Settings, bool, Optional[ModuleView]]
 
 
 def _lint_job(job: Job) -> FileResult:
-    path, settings, fix, traced = job
-    return lint_file(path, settings, fix=fix, traced=traced)
+    path, settings, fix, view = job
+    return lint_file(path, settings, fix=fix, view=view)
 
 
 def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
@@ -43,9 +44,17 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
     """Lint ``files`` together, so calls between them are followed."""
     results = _map([(path, settings_for(path), fix, None) for path in files], workers)
     graph = ProjectGraph(r.index for r in results if r.index is not None)
-    traced = graph.trace({r.path: r.traced for r in results if r.traced})
-    again = [(r.path, settings_for(r.path), fix, traced[r.path]) for r in results
-             if r.index is not None and set(traced[r.path]) != set(r.traced or ())]
+    # Only the roots seed the project trace: what they reach is followed again, with the
+    # predicates of every module known.
+    traced = graph.trace({r.path: {k: v for k, v in r.view.traced.items() if v.via is None}
+                          for r in results if r.view and r.view.traced})
+    again = []
+    for result in results:
+        if result.index is None:
+            continue
+        view = ModuleView(traced[result.path], graph.predicates_of(result.index))
+        if view != result.view:
+            again.append((result.path, settings_for(result.path), fix, view))
     if again:
         redone: Dict[str, FileResult] = {r.path: r for r in _map(again, workers)}
         results = [redone.get(r.path, r) for r in results]

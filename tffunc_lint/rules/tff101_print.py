@@ -4,7 +4,6 @@ import re
 
 import libcst as cst
 
-from ..eager_branches import in_eager_branch
 from ..rule import Rule
 
 
@@ -71,7 +70,7 @@ class PrintInTfFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if (self.context.qualified_name(node.func) == "builtins.print"
-                and not in_eager_branch(self.context.ancestors, self.context.qualified_name)):
+                and not self.context.in_eager_branch()):
             self.report(node, replacement=self._tf_print(node), unsafe=True)
 
     def _tf_print(self, node: cst.Call):

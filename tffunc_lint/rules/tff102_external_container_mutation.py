@@ -179,7 +179,7 @@ class ExternalContainerMutation(Rule):
             return
         if found.kind is None or (depth and method not in _CONTAINER_ONLY):
             return
-        self._report(node, found)
+        self._report(node, found, name)
 
     # -- item assignment and deletion --------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -214,14 +214,14 @@ class ExternalContainerMutation(Rule):
                 self._report_parameter(statement, found)
             return
         if found.kind is not None:
-            self._report(statement, found)
+            self._report(statement, found, name)
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:
         return is_entry_point(self.context.reason)
 
-    def _report(self, node: cst.CSTNode, found: Origin) -> None:
-        if in_lazy_initialization(self.context.ancestors):
+    def _report(self, node: cst.CSTNode, found: Origin, name: str) -> None:
+        if self.context.once or in_lazy_initialization(self.context.ancestors, (name,)):
             return
         self.report(node, f"{found.description} outlives the call: mutating it happens only "
                           "while tf.function traces (not on every call) and leaks symbolic "

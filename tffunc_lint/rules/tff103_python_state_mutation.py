@@ -185,7 +185,7 @@ class PythonStateMutation(Rule):
         if name not in own.declared_global and name not in own.declared_nonlocal:
             return
         found = origin(self.context, name)
-        if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt():
+        if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt(name):
             keyword = "global" if name in own.declared_global else "nonlocal"
             self.report(statement, f"assigning `{keyword} {name}` happens only while "
                                    "tf.function traces (not on every call) and leaks symbolic "
@@ -200,8 +200,8 @@ class PythonStateMutation(Rule):
         if found.provenance not in (Provenance.ATTRIBUTE, Provenance.GLOBAL,
                                     Provenance.CLOSURE):
             return
-        if self._exempt() or (value is not None and (self._creates_state(value)
-                                                     or _static_metadata(value))):
+        if self._exempt(dotted) or (value is not None and (
+                self._creates_state(value) or _static_metadata(value))):
             return
         self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
                                "call: it happens only while tf.function traces (not on every "
@@ -209,11 +209,11 @@ class PythonStateMutation(Rule):
                                "the value, or move one-time set-up into "
                                "`with tf.init_scope():`")
 
-    def _exempt(self) -> bool:
+    def _exempt(self, target: str) -> bool:
         function = self.context.function
         name = function.qualname.rpartition(".")[2] if function is not None else ""
-        return (name in _SET_UP_METHODS or "build" in name.lower()
-                or in_lazy_initialization(self.context.ancestors))
+        return (name in _SET_UP_METHODS or "build" in name.lower() or self.context.once
+                or in_lazy_initialization(self.context.ancestors, (target,)))
 
     def _creates_state(self, value: cst.BaseExpression) -> bool:
         """A new variable, weight or Keras layer: TFF301's business, not this rule's."""

@@ -2,7 +2,6 @@
 
 import libcst as cst
 
-from ..eager_branches import in_eager_branch
 from ..names import dotted_name
 from ..rule import Rule
 from ..tensor_taint import is_tainted
@@ -93,7 +92,7 @@ class NumpyOnTensor(Rule):
             return
         if not any(is_tainted(self.context, arg.value) for arg in node.args):
             return
-        if in_eager_branch(self.context.ancestors, self.context.qualified_name):
+        if self.context.in_eager_branch():
             return
         self.report(node, f"{dotted_name(node.func)}() fails while tf.function traces: NumPy "
                           "cannot convert a symbolic tensor to an array; use the TensorFlow op "

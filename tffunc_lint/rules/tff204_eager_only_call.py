@@ -4,7 +4,6 @@ import re
 
 import libcst as cst
 
-from ..eager_branches import in_eager_branch
 from ..tensor_taint import is_tainted
 from ..rule import Rule
 
@@ -75,7 +74,7 @@ class EagerOnlyCall(Rule):
             return  # a module or a class (``tnp.numpy()``), not a tensor
         if func.attr.value == "item" and not is_tainted(self.context, func.value):
             return
-        if in_eager_branch(self.context.ancestors, self.context.qualified_name):
+        if self.context.in_eager_branch():
             return
         if func.attr.value == "item":
             self.report(node, ".item() does not exist on tensors and fails while tf.function "

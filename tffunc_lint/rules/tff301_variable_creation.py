@@ -129,5 +129,5 @@ class VariableCreatedInTfFunction(Rule):
         """The singleton pattern (``if self.v is None:``, ``if not hasattr(...)``,
         ``if not self.built:``), or a ``build()`` method."""
         function = self.context.function
-        return (in_lazy_initialization(self.context.ancestors)
+        return (self.context.once or in_lazy_initialization(self.context.ancestors)
                 or (function is not None and function.qualname.rpartition(".")[2] == "build"))

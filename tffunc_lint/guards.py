@@ -1,0 +1,298 @@
+"""What an ``if`` test says about the code it guards.
+
+Two questions, asked of ``ast`` tests by the index (for call edges) and, through the same
+code, by the rules (for the node they are about to report):
+
+* **Is the guarded code traced at all?** ``tf.executing_eagerly()`` is False while
+  ``tf.function`` traces, so the body of ``if tf.executing_eagerly():`` runs only eagerly. The
+  same holds for tests that can only be true of eager or non-TensorFlow values:
+  ``hasattr(x, "numpy")`` (symbolic tensors have no ``numpy``), ``isinstance(x, np.ndarray)``,
+  a PyTorch type check, or a Keras backend that is not TensorFlow
+  (``keras.config.backend() == "jax"``). :meth:`GuardReader.untraced_if` answers "when the test
+  has this truth value, nothing is being traced" as a :data:`Condition`: certainly, never,
+  or *if a project predicate behaves so* (``if in_tf_function():`` where
+  ``def in_tf_function(): return not tf.executing_eagerly()``), which only the project-wide
+  call graph can settle.
+* **Is it one-time initialisation?** ``if self.table is None:``, ``if not self.built:``,
+  ``if not hasattr(self, "table"):`` guard state that is set once, on the first trace (the
+  documented singleton pattern). :func:`init_attributes` names the attributes such a test
+  checks.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, FrozenSet, Optional, Sequence, Tuple, Union
+
+#: A predicate's polarity: EAGER — its result being true means nothing is traced;
+#: GRAPH — its result being false means nothing is traced.
+EAGER, GRAPH = "eager", "graph"
+
+#: True: certainly untraced. A tuple of ``(callee, polarity)`` alternatives: untraced if any
+#: callee is a predicate of that polarity. The empty tuple: no such knowledge.
+Condition = Union[bool, Tuple[Tuple[object, str], ...]]
+NEVER: Condition = ()
+
+Resolve = Callable[[str], Optional[str]]
+#: What a no-argument call's callee is, for the call graph to resolve later (or None).
+Callee = Callable[[ast.expr], Optional[object]]
+
+_GRAPH_CALLS = frozenset({"tensorflow.inside_function"})
+_NOT_TENSORFLOW_TYPES = ("numpy.ndarray", "numpy.generic", "torch.", "jax.")
+
+
+def _flip(polarity: str) -> str:
+    return GRAPH if polarity == EAGER else EAGER
+
+
+def _either(first: Condition, second: Condition) -> Condition:
+    """Untraced when either condition holds."""
+    if first is True or second is True:
+        return True
+    return tuple(first) + tuple(second)
+
+
+def _both(first: Condition, second: Condition) -> Condition:
+    """Untraced only when both hold: known only when one of them is certain."""
+    if first is True:
+        return second
+    if second is True:
+        return first
+    return NEVER
+
+
+def _certain(flag: bool) -> Condition:
+    return True if flag else NEVER
+
+
+def _string(node: ast.expr) -> Optional[str]:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+class GuardReader:
+    """Reads tests with one module's names; ``callee`` turns a predicate call into a target."""
+
+    def __init__(self, resolve: Resolve, callee: Optional[Callee] = None):
+        self.resolve = resolve
+        self.callee = callee
+
+    def _qualified(self, node: ast.expr) -> Optional[str]:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        parts.append(node.id)
+        return self.resolve(".".join(reversed(parts)))
+
+    def untraced_if(self, test: ast.expr, value: bool) -> Condition:
+        """When ``test`` evaluates to ``value``, is nothing being traced?"""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.untraced_if(test.operand, not value)
+        if isinstance(test, ast.BoolOp):
+            conditions = [self.untraced_if(v, value) for v in test.values]
+            # ``a and b`` is true when both are; false when either is (and vice versa for or).
+            combine = _either if isinstance(test.op, ast.And) == value else _both
+            result = conditions[0]
+            for condition in conditions[1:]:
+                result = combine(result, condition)
+            return result
+        if isinstance(test, ast.Call):
+            return self._call(test, value)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            return self._backend_comparison(test, value)
+        return NEVER
+
+    def _call(self, call: ast.Call, value: bool) -> Condition:
+        qualified = self._qualified(call.func)
+        if not call.args and not call.keywords:
+            if (qualified is None and isinstance(call.func, ast.Attribute)
+                    and call.func.attr in ("executing_eagerly", "inside_function")):
+                # ``tf.executing_eagerly()`` where ``tf`` is bound by code the analysis
+                # cannot follow (``tf = try_import_tensorflow()``): the name is TensorFlow's.
+                qualified = f"tensorflow.{call.func.attr}"
+            if qualified and qualified.startswith("tensorflow."):
+                if qualified.rpartition(".")[2] == "executing_eagerly":
+                    return _certain(value)
+                if qualified in _GRAPH_CALLS:
+                    return _certain(not value)
+                return NEVER
+            callee = self.callee(call.func) if self.callee else None
+            if callee is not None:
+                return ((callee, EAGER if value else GRAPH),)
+            return NEVER
+        if not value or len(call.args) != 2:
+            return NEVER
+        if qualified == "builtins.hasattr":
+            return _certain(_string(call.args[1]) == "numpy")
+        if qualified == "builtins.isinstance":
+            kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+            names = [self._qualified(kind) or "" for kind in kinds]
+            return _certain(bool(names)
+                            and all(n.startswith(_NOT_TENSORFLOW_TYPES) for n in names))
+        return NEVER
+
+    def _backend_comparison(self, test: ast.Compare, value: bool) -> Condition:
+        """``keras.config.backend() == "jax"``, ``!= "tensorflow"``, ``in ("jax", "torch")``
+        and ``"torch.Tensor" in str(type(x))``."""
+        operator, right = test.ops[0], test.comparators[0]
+        left = test.left
+        if isinstance(operator, (ast.In, ast.NotIn)) and (_string(left) or "").startswith(
+                ("torch", "jax")):
+            inner = right.args[0] if isinstance(right, ast.Call) and right.args else None
+            if (isinstance(right, ast.Call) and self._qualified(right.func) == "builtins.str"
+                    and isinstance(inner, ast.Call)
+                    and self._qualified(inner.func) == "builtins.type"):
+                return _certain(value == isinstance(operator, ast.In))
+            return NEVER
+        if not (isinstance(left, ast.Call) and not left.args):
+            return NEVER
+        qualified = self._qualified(left.func) or ""
+        if not (qualified.startswith("keras.") and qualified.endswith(".backend")):
+            return NEVER
+        if isinstance(operator, (ast.Eq, ast.NotEq)) and _string(right) is not None:
+            names: Sequence[Optional[str]] = [_string(right)]
+            positive = isinstance(operator, ast.Eq)
+        elif (isinstance(operator, (ast.In, ast.NotIn))
+              and isinstance(right, (ast.Tuple, ast.List, ast.Set))):
+            names = [_string(e) for e in right.elts]
+            positive = isinstance(operator, ast.In)
+            if None in names:
+                return NEVER
+        else:
+            return NEVER
+        # The backend is one of ``names`` (positive) or none of them.
+        tensorflow_named = "tensorflow" in names
+        if positive == value:
+            return _certain(not tensorflow_named)
+        return _certain(tensorflow_named and len(names) == 1)
+
+    def predicate_polarity(self, function: ast.AST) -> Optional[Tuple]:
+        """A function whose result tells whether code is traced, e.g.
+        ``def in_tf_function(): return not tf.executing_eagerly()`` (GRAPH) or
+        ``def eager(): return tf.executing_eagerly()`` (EAGER).
+
+        The answer is ``(polarity,)`` when this module settles it, ``(polarity, wanted,
+        callee)`` when it has that polarity if the project predicate it delegates to has
+        polarity ``wanted``; else None. Recognised shapes: every ``return`` gives such a test
+        (or the literal False: ``if tf is None: return False``), or a leading
+        ``if <test>: return True`` makes the result true whenever code is traced.
+        """
+        body = getattr(function, "body", None)
+        if not isinstance(body, list):
+            return None
+        returns = [node for node in _own_nodes(body) if isinstance(node, ast.Return)]
+        if not returns:
+            return None
+        for statement in body:
+            if isinstance(statement, (ast.Expr, ast.Assert)) and statement is body[0]:
+                continue  # docstring, assertion
+            if (isinstance(statement, ast.If) and len(statement.body) == 1
+                    and isinstance(statement.body[0], ast.Return)
+                    and _constant(statement.body[0].value) is True):
+                found = self._form(statement.test, GRAPH)
+                if found is not None:
+                    return found
+            break
+        values = [node.value for node in returns
+                  if node.value is not None and _constant(node.value) is not False]
+        for polarity in (GRAPH, EAGER):
+            forms = {self._form(value, polarity) for value in values}
+            if len(forms) == 1 and None not in forms:
+                return forms.pop()
+        return None
+
+    def _form(self, test: ast.expr, polarity: str) -> Optional[Tuple]:
+        """``(polarity,)`` when ``test`` is a predicate of that polarity (GRAPH: false only
+        outside tracing; EAGER: true only outside tracing); a delegation to a project
+        predicate as ``(polarity, wanted, callee)``; else None."""
+        condition = self.untraced_if(test, polarity == EAGER)
+        if condition is True:
+            return (polarity,)
+        if isinstance(condition, tuple) and len(condition) == 1:
+            callee, wanted = condition[0]
+            return (polarity, wanted, callee)
+        return None
+
+
+def _constant(node: Optional[ast.expr]):
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _own_nodes(body: Sequence[ast.stmt]):
+    """Statements of a function body, not descending into nested functions or classes."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not isinstance(
+                    child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.append(child)
+
+
+# -- one-time initialisation ---------------------------------------------------------------
+def _self_attribute(node: ast.expr) -> Optional[str]:
+    """``self.x`` / ``cls.x`` spelled ``"self.x"``; a plain name ``x`` spelled ``"x"``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")):
+        return f"self.{node.attr}"
+    return None
+
+
+def _attribute_test(node: ast.expr) -> Optional[str]:
+    """``hasattr(self, "x")`` / ``getattr(self, "x", None)`` → ``"self.x"``."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("hasattr", "getattr") and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")
+            and _string(node.args[1])):
+        return f"self.{_string(node.args[1])}"
+    return None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def init_targets(test: ast.expr) -> FrozenSet[str]:
+    """What ``test`` being true finds not yet set up, as ``self.x`` or a name: ``x is None``,
+    ``not x``, ``not hasattr(self, "x")``, ``not getattr(self, "x", None)``, and ``or``/``and``
+    combinations holding one. Empty when it is no such test."""
+    if isinstance(test, ast.BoolOp):
+        found: FrozenSet[str] = frozenset()
+        for value in test.values:
+            found |= init_targets(value)
+        return found
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+            and _is_none(test.comparators[0])):
+        name = _self_attribute(test.left)
+        return frozenset([name]) if name else frozenset()
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        name = _self_attribute(test.operand) or _attribute_test(test.operand)
+        return frozenset([name]) if name else frozenset()
+    return frozenset()
+
+
+def initialised_targets(test: ast.expr) -> FrozenSet[str]:
+    """What ``test`` being true finds set up (``self.x is not None``, ``self.x``,
+    ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0])):
+        name = _self_attribute(test.left)
+    else:
+        name = _attribute_test(test) or _self_attribute(test)
+    return frozenset([name]) if name else frozenset()
+
+
+def attributes(targets: FrozenSet[str]) -> FrozenSet[str]:
+    """The attribute names among ``self.x`` targets."""
+    return frozenset(t[5:] for t in targets if t.startswith("self."))
+
+
+def exits(block: Sequence[ast.stmt]) -> bool:
+    """The block always leaves the enclosing block (ends in return, raise, continue, break)."""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise, ast.Continue,
+                                                  ast.Break))
