@@ -7,7 +7,6 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from ..cst_walk import children
-from ..eager_branches import in_eager_branch
 from ..index import DATASET_CHAIN_METHODS, iter_statements
 from ..names import assigned_names, ast_dotted_name, dotted_name
 from ..rule import Rule
@@ -324,7 +323,7 @@ class PythonIoSideEffect(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         message = self._message(node)
-        if message and not in_eager_branch(self.context.ancestors, self.context.qualified_name):
+        if message and not self.context.in_eager_branch():
             self.report(node, message)
 
     def _message(self, node: cst.Call) -> Optional[str]:
