@@ -31,6 +31,9 @@ _CLOCK_WITHOUT_ARGUMENT = frozenset({"time.localtime", "time.gmtime", "time.ctim
                                      "time.asctime"})
 _ENTROPY = frozenset({"uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getrandom"})
 _SECRETS = "secrets."
+#: Attributes of a ``uuid.UUID`` that spell it as text.
+_UUID_TEXT = frozenset({"hex", "urn"})
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _kind(qualified: str, node: cst.Call) -> Optional[str]:
@@ -49,6 +52,52 @@ def _kind(qualified: str, node: cst.Call) -> Optional[str]:
     if qualified in _ENTROPY or (qualified.startswith(_SECRETS) and name[:1].islower()):
         return "entropy"
     return None
+
+
+def _builds_a_name(node: cst.Call, ancestors, resolve) -> bool:
+    """The UUID ``node`` is spelled into a larger string or passed as a name:
+    ``"gru_" + str(uuid.uuid4())``, ``f"run_{uuid.uuid4().hex}"``, ``"{}".format(...)``,
+    ``"%s" % ...``, ``"_".join(...)``, ``name=str(uuid.uuid4())``. A unique name per trace is
+    the intent there; the bare value (``uuid.uuid4()``, ``.hex``, ``str(...)`` kept as a
+    token) is frozen data like any other draw."""
+    value: cst.CSTNode = node
+    text = False
+    path = list(ancestors)
+    if path and path[-1] is node:
+        path.pop()
+    while path:
+        parent = path.pop()
+        if isinstance(parent, cst.Attribute) and parent.value is value:
+            if parent.attr.value not in _UUID_TEXT:
+                return False
+            value, text = parent, True
+        elif isinstance(parent, cst.Arg) and parent.value is value:
+            keyword = parent.keyword.value if parent.keyword is not None else ""
+            if keyword == "name" or keyword.endswith("_name"):
+                return True
+            call = path[-1] if path else None
+            if not isinstance(call, cst.Call):
+                return False
+            if resolve(call.func) == "builtins.str" and len(call.args) == 1:
+                path.pop()
+                value, text = call, True
+                continue
+            return (isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value in ("format", "join")
+                    and isinstance(call.func.value, _STRINGS))
+        elif isinstance(parent, cst.FormattedStringExpression):
+            return True
+        elif isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is value else parent.left
+            if isinstance(parent.operator, cst.Add):
+                return text or isinstance(other, _STRINGS)
+            return (isinstance(parent.operator, cst.Modulo) and parent.right is value
+                    and isinstance(parent.left, _STRINGS))
+        elif isinstance(parent, (cst.Tuple, cst.List, cst.Element)):
+            value = parent  # ``"%s-%s" % (a, b)``, ``"_".join([a, b])``
+        else:
+            return False
+    return False
 
 
 def _unseeded_generator(node: cst.BaseExpression, resolve) -> bool:
@@ -107,6 +156,16 @@ class PythonRandomnessOrClock(Rule):
     seeded one returns the same values on every call anyway. Code inside
     `if tf.executing_eagerly():` never runs while tracing and is not flagged.
 
+    A UUID spelled into a name is not flagged: `"gru_" + str(uuid.uuid4())`,
+    `f"block_{uuid.uuid4().hex}"`, `"{}-{}".format(prefix, uuid.uuid4())`,
+    `"op_%s" % uuid.uuid4().hex`, `"_".join([...])`, or one passed as `name=` (or
+    `*_name=`). A name that is unique to each trace (for a function, a layer or an op) is
+    what such code wants, and it is a string, not a number used in computation. The UUID
+    itself, or its text kept as a value (`tag = uuid.uuid4().hex`, `str(uuid.uuid4())`
+    returned or compared), is still flagged: it is frozen like any other draw, so every call
+    of the traced function sees the same "unique" tag. All random numbers and clock reads
+    are flagged whatever they are used for.
+
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
     - [Random number generation](https://www.tensorflow.org/guide/random_numbers)
@@ -136,6 +195,9 @@ class PythonRandomnessOrClock(Rule):
         if kind is None and self._draws_from_unseeded_generator(node):
             kind, qualified = "random", None
         if kind is None or in_eager_branch(self.context.ancestors, self.context.qualified_name):
+            return
+        if (qualified or "").startswith("uuid.") and _builds_a_name(
+                node, self.context.ancestors, self.context.qualified_name):
             return
         spelled = (f"{dotted_name(node.func)}()" if qualified else
                    f"{cst.Module(body=[]).code_for_node(node.func)}() on an unseeded generator")

@@ -1,5 +1,6 @@
 """TFF501 python-list-in-tensor-loop."""
 
+import ast
 import re
 from typing import Iterator, List, Optional, Sequence, Set
 
@@ -26,6 +27,42 @@ _PYTHON_SEQUENCES = frozenset({
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 _DATASET_WRAPPERS = frozenset({"builtins.iter", "builtins.enumerate", "builtins.zip"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+#: Annotations of Python containers: iterating one is a Python loop, whatever it holds.
+_CONTAINERS = frozenset({
+    "list", "tuple", "dict", "set", "frozenset", "List", "Tuple", "Dict", "Set", "FrozenSet",
+    "Sequence", "MutableSequence", "Mapping", "MutableMapping", "OrderedDict",
+})
+_OPTIONAL = frozenset({"Optional"})
+
+
+def python_container_annotation(annotation: Optional[cst.Annotation]) -> bool:
+    """``List[tf.Tensor]``, ``Sequence[Union[int, tf.Tensor]]``, ``Optional[tuple]``,
+    ``"list[int]"``: the parameter holds a Python container, whatever its items are, so a
+    ``for`` over it is a Python loop even if the annotation names ``tf.Tensor``."""
+    if annotation is None:
+        return False
+    code = cst.Module(body=[]).code_for_node(annotation.annotation)
+    try:
+        tree = ast.parse(code, mode="eval").body
+        if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
+            tree = ast.parse(tree.value, mode="eval").body
+    except SyntaxError:
+        return False
+    return python_container_type(tree)
+
+
+def python_container_type(node: ast.expr) -> bool:
+    """The ``ast`` of an annotation names a Python container (see
+    :func:`python_container_annotation`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # ``list | None``
+        sides = [side for side in (node.left, node.right)
+                 if not (isinstance(side, ast.Constant) and side.value is None)]
+        return bool(sides) and all(python_container_type(side) for side in sides)
+    base = node.value if isinstance(node, ast.Subscript) else node
+    name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+    if isinstance(node, ast.Subscript) and name in _OPTIONAL:
+        return python_container_type(node.slice)
+    return name in _CONTAINERS
 
 
 class _Loops:
@@ -34,7 +71,8 @@ class _Loops:
     A ``for`` is a graph loop when it iterates ``tf.range(...)``, ``range()`` of a tensor,
     a ``tf.data`` dataset (or ``iter``/``enumerate``/``zip`` of one) or a tensor (the result
     of a TensorFlow operation, a name bound to one, a parameter the function's
-    ``input_signature`` or annotation makes a tensor); a ``while`` is one when its condition
+    ``input_signature`` or annotation makes a tensor, unless the annotation is a Python
+    container such as ``List[tf.Tensor]``); a ``while`` is one when its condition
     is a tensor. Loops over ``range(3)``, Python lists, ``tf.unstack(...)`` or anything
     unknown are Python loops, unrolled while tracing.
     """
@@ -45,6 +83,10 @@ class _Loops:
         sources = tensor_parameters(function.params, is_method, entry=False)
         if any(self._has_signature(d.decorator) for d in function.decorators):
             sources = tensor_parameters(function.params, is_method, entry=True)
+        sources -= {param.name.value for param in (*function.params.posonly_params,
+                                                   *function.params.params,
+                                                   *function.params.kwonly_params)
+                    if python_container_annotation(param.annotation)}
         self.tensors: Set[str] = set(sources)
         self.datasets: Set[str] = set()
         self._propagate(function.body)
@@ -203,12 +245,17 @@ class PythonListInTensorLoop(Rule):
     A loop counts as a graph loop only when the analysis can see it iterates a tensor or a
     dataset: `tf.range`, `range()` of a tensor, a TensorFlow operation's result or a name
     bound to one, a dataset (a `tf.data` chain, or a name such as `ds`/`dataset`), a
-    parameter made a tensor by `input_signature` or a `tf.Tensor` annotation. A loop over
-    an unannotated parameter is assumed to be a Python loop (it is one when the caller
-    passes a list), and so is one over `tf.unstack(...)`, which returns a Python list. A
-    list is recognised by a list display, comprehension or `list()` call bound to its name
-    (or, for an attribute, in the class). A list made inside the loop body is fine.
-    Appending to a list that outlives the call is also reported by TFF102.
+    parameter made a tensor by `input_signature` or a `tf.Tensor` annotation. A parameter
+    annotated as a Python container (`List[...]`, `list[...]`, `Sequence[...]`,
+    `Tuple[...]`, `Dict[...]`, `Optional[List[...]]` …) is a Python sequence even when its
+    items may be tensors (`shape: List[Optional[Union[int, tf.Tensor]]]`): iterating it is a
+    Python loop, unrolled while tracing, and is not reported; `Union[tf.Tensor, List[int]]`
+    may be a tensor and still counts as one. A loop over an unannotated parameter is
+    assumed to be a Python loop (it is one when the caller passes a list), and so is one
+    over `tf.unstack(...)`, which returns a Python list. A list is recognised by a list
+    display, comprehension or `list()` call bound to its name (or, for an attribute, in the
+    class). A list made inside the loop body is fine. Appending to a list that outlives the
+    call is also reported by TFF102.
 
     ## References
     - [Better performance with tf.function: Accumulating values in a loop](https://www.tensorflow.org/guide/function#accumulating_values_in_a_loop)
