@@ -7,11 +7,13 @@ bound again later. This module answers, from the module's ``ast`` tree:
 - **globals**: module-level names bound more than once on one path through the module body
   (``if``/``else`` branches and ``try``/``except`` fallbacks are alternatives, not
   rebindings), augmented or bound in a module-level loop, or assigned in a function under
-  ``global``. Re-wrapping a name (``f = tf.function(f)``) is not a new value, and a name
-  that only ever holds ``None`` or one ``tf.Variable`` is state TensorFlow tracks;
+  ``global``. Re-wrapping a name (``f = tf.function(f)``) is not a new value, a name that
+  only ever holds ``None`` or one ``tf.Variable`` is state TensorFlow tracks, and a lazy
+  initialisation under ``global`` (``if NAME is None: NAME = ...``) sets the name once;
 - **closure variables**: names of an enclosing function bound again after the nested
   function is defined (in a loop, by augmented assignment, or a second time), or assigned
-  by a nested function under ``nonlocal``.
+  by a nested function under ``nonlocal``, unless that function is set-up code: called
+  only before the nested function is defined, never in a loop, never passed on.
 
 The module part is computed once per file (``FileContext.fact``); the closure part on
 demand, per traced function.
@@ -20,6 +22,7 @@ demand, per traced function.
 from __future__ import annotations
 
 import ast
+import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -37,6 +40,8 @@ def _scope_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+#: Code that may run later, or more than once.
+_DEFERRED = (*_SCOPES, *_LOOPS, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _TF_VARIABLE = "tensorflow.Variable"
 _GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
 _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
@@ -85,10 +90,10 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
         if name.startswith("__") and name.endswith("__"):
             continue
         module_level = by_name.get(name, [])
-        elsewhere = in_functions.get(name, [])
+        elsewhere = [b for b in in_functions.get(name, []) if b.repeated]
         if not elsewhere and counts.get(name, 0) < 2:
             continue
-        if _tracked_state(module_level + elsewhere, resolve):
+        if _tracked_state(module_level + in_functions.get(name, []), resolve):
             continue
         if elsewhere:
             result.rebound_after[name] = ALWAYS
@@ -116,22 +121,77 @@ def _tracked_state(found: List[Binding], resolve) -> bool:
 
 
 def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
-    """Assignments inside functions to names they declare ``global``."""
+    """Assignments inside functions to names they declare ``global``. One made only while
+    the name is still unset (``if NAME is None:``, ``if not NAME:``) is a lazy
+    initialisation: it is kept with ``repeated=False``, since it gives the name its one
+    value; any other is ``repeated``."""
     found: Dict[str, List[Binding]] = {}
     for node in iter_statements(tree.body):
         if not isinstance(node, _FUNCTIONS):
             continue
-        own = list(_scope_statements(node.body))
         declared: Set[str] = set()
-        for statement in own:
+        for statement in _scope_statements(node.body):
             if isinstance(statement, ast.Global):
                 declared.update(statement.names)
-        for statement in own if declared else ():
+        for statement, unset in guarded_statements(node.body) if declared else ():
             for name in _statement_bindings(statement):
                 if name in declared:
+                    once = name in unset and not isinstance(statement, ast.AugAssign)
                     found.setdefault(name, []).append(Binding(
-                        name, statement.lineno, True, getattr(statement, "value", None)))
+                        name, statement.lineno, not once, getattr(statement, "value", None)))
     return found
+
+
+def unset_when(test: ast.expr) -> FrozenSet[str]:
+    """Dotted names that are still unset (``None`` or falsy) whenever ``test`` holds:
+    ``x is None``, ``x == None``, ``not x``, ``not hasattr(obj, "x")`` (``obj.x``), and
+    ``and``/``or`` combinations of them."""
+    if isinstance(test, ast.BoolOp):
+        parts = [unset_when(value) for value in test.values]
+        if isinstance(test.op, ast.And):
+            return frozenset().union(*parts)
+        return frozenset.intersection(*parts)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                and inner.func.id == "hasattr" and len(inner.args) == 2
+                and isinstance(inner.args[1], ast.Constant)
+                and isinstance(inner.args[1].value, str)):
+            base = ast_dotted_name(inner.args[0])
+            return frozenset({f"{base}.{inner.args[1].value}"}) if base else frozenset()
+        name = ast_dotted_name(inner)
+        return frozenset({name}) if name else frozenset()
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.Eq))
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        name = ast_dotted_name(test.left)
+        return frozenset({name}) if name else frozenset()
+    return frozenset()
+
+
+def guarded_statements(body: List[ast.stmt], unset: FrozenSet[str] = frozenset()
+                       ) -> Iterator[Tuple[ast.stmt, FrozenSet[str]]]:
+    """Statements of one scope (nested scopes excluded), each with the dotted names its
+    enclosing ``if`` tests say are still unset there (see ``unset_when``)."""
+    for node in body:
+        yield node, unset
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.If):
+            yield from guarded_statements(node.body, unset | unset_when(node.test))
+            yield from guarded_statements(node.orelse, unset)
+            continue
+        if isinstance(node, _LOOPS):  # a loop body may bind the name again
+            yield from guarded_statements(node.body, frozenset())
+            yield from guarded_statements(node.orelse, frozenset())
+            continue
+        for block in ("body", "orelse", "finalbody"):
+            yield from guarded_statements(getattr(node, block, None) or [], unset)
+        for handler in getattr(node, "handlers", None) or ():
+            yield from guarded_statements(handler.body, unset)
+        for case in getattr(node, "cases", None) or ():
+            yield from guarded_statements(case.body, unset)
 
 
 def _statement_bindings(node: ast.stmt) -> Iterator[str]:
@@ -213,6 +273,8 @@ class ScopeBindings:
     local_names: FrozenSet[str]
     bindings: Dict[str, List[Binding]]
     nonlocal_lines: Dict[str, int]
+    nonlocal_writers: Dict[str, List[ast.AST]] = field(default_factory=dict)
+    """Name → the nested functions that assign it under ``nonlocal``."""
 
 
 def scope_bindings(function: ast.AST) -> ScopeBindings:
@@ -222,6 +284,7 @@ def scope_bindings(function: ast.AST) -> ScopeBindings:
     for binding in bindings:
         by_name.setdefault(binding.name, []).append(binding)
     nonlocal_lines: Dict[str, int] = {}
+    writers: Dict[str, List[ast.AST]] = {}
     for node in ast.walk(function):
         if node is function or not isinstance(node, _FUNCTIONS):
             continue
@@ -233,7 +296,9 @@ def scope_bindings(function: ast.AST) -> ScopeBindings:
             for name in _statement_bindings(statement):
                 if name in declared:
                     nonlocal_lines.setdefault(name, statement.lineno)
-    return ScopeBindings(function_local_names(function), by_name, nonlocal_lines)
+                    if node not in writers.setdefault(name, []):
+                        writers[name].append(node)
+    return ScopeBindings(function_local_names(function), by_name, nonlocal_lines, writers)
 
 
 def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
@@ -244,11 +309,15 @@ def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
     A later binding counts when ``nested`` (or a name it is stored under) is used after it,
     or in a loop around both that does not also re-create ``nested``. Once ``enclosing``
     returns, its variables keep their last values: no later trace can see an older one.
+    An assignment under ``nonlocal`` counts unless its function is set-up code that has
+    run before ``nested`` exists (``_runs_before``).
     """
     end = getattr(nested, "end_lineno", nested.lineno)
     found: Dict[str, int] = {}
     for name, line in scope.nonlocal_lines.items():
-        if name in scope.local_names:
+        if name in scope.local_names and not all(
+                _runs_before(enclosing, scope, writer, nested)
+                for writer in scope.nonlocal_writers.get(name) or [None]):
             found[name] = line
     uses: Optional[List[int]] = None
     for name, bindings in scope.bindings.items():
@@ -268,6 +337,45 @@ def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
                 found[name] = binding.line
                 break
     return found
+
+
+def _runs_before(enclosing: ast.AST, scope: ScopeBindings, writer: Optional[ast.AST],
+                 nested: ast.AST) -> bool:
+    """``writer``, a function defined in ``enclosing`` itself, only ever runs before
+    ``nested`` is defined: each use of its name is a call (``init()``, or tracing it with
+    ``init.get_concrete_function()``) in ``enclosing``'s own body, outside loops, written
+    before ``nested``; it is never returned, stored or passed on, and its name is bound
+    once."""
+    if writer is None or not isinstance(writer, _FUNCTIONS) or not any(
+            statement is writer for statement in _scope_statements(enclosing.body)):
+        return False
+    if len(scope.bindings.get(writer.name, ())) != 1:
+        return False
+    start = min([nested.lineno] + [d.lineno for d in getattr(nested, "decorator_list", ())])
+    calls = 0
+    stack: List[Tuple[ast.AST, Tuple[ast.AST, ...], bool]] = [(enclosing, (), False)]
+    while stack:
+        node, parents, hidden = stack.pop()
+        if isinstance(node, ast.Name) and node.id == writer.name:
+            if hidden or node.lineno >= start or not _called(node, parents):
+                return False
+            calls += 1
+            continue
+        inner = hidden or (node is not enclosing and isinstance(node, _DEFERRED))
+        chain = (parents + (node,))[-2:]
+        stack.extend((child, chain, inner) for child in ast.iter_child_nodes(node))
+    return calls > 0
+
+
+def _called(name: ast.Name, parents: Tuple[ast.AST, ...]) -> bool:
+    """``name(...)`` or ``name.get_concrete_function(...)``."""
+    parent = parents[-1] if parents else None
+    if isinstance(parent, ast.Call) and parent.func is name:
+        return True
+    grandparent = parents[-2] if len(parents) > 1 else None
+    return (isinstance(parent, ast.Attribute) and parent.value is name
+            and parent.attr == "get_concrete_function"
+            and isinstance(grandparent, ast.Call) and grandparent.func is parent)
 
 
 def _uses(enclosing: ast.AST, nested: ast.AST, resolve) -> List[int]:
@@ -459,13 +567,20 @@ class AttributeRebinding:
 
     rebound: Dict[str, Dict[str, int]] = field(default_factory=dict)
     """Class qualname → attribute → a line that reassigns it with a Python value, outside
-    the set-up methods (``__init__``, ``build`` …) and ``with tf.init_scope():``."""
+    the set-up methods (``__init__``, ``build`` …), ``with tf.init_scope():`` and lazy
+    initialisation (``once``)."""
     tensorflow: Dict[str, Set[str]] = field(default_factory=dict)
     """Class qualname → attributes that some code assigns a TensorFlow object."""
     instances: Dict[str, str] = field(default_factory=dict)
     """Name → class qualname, for ``name = SomeClass(...)`` anywhere in the module."""
     bases: Dict[str, List[str]] = field(default_factory=dict)
     """Class qualname → its base classes defined in the module."""
+    once: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    """Class qualname → attribute → a line that sets it once, while it is still unset:
+    under ``if not self.x:`` / ``if self.x is None:``, or in a method called only there
+    (and from set-up methods). A one-way flag, not state that changes."""
+    writers: Dict[str, Dict[str, Set[str]]] = field(default_factory=dict)
+    """Class qualname → method → attributes of ``self`` it assigns in its own body."""
 
     def attributes(self) -> FrozenSet[str]:
         return frozenset(a for attrs in self.rebound.values() for a in attrs
@@ -502,6 +617,10 @@ class AttributeRebinding:
     def rebound_anywhere(self, attribute: str) -> Optional[int]:
         return self.rebound_in(set(self.rebound) | set(self.tensorflow), attribute)
 
+    def assigns(self, classes: Iterable[str], method: str, attribute: str) -> bool:
+        """Method ``method`` of one of ``classes`` assigns ``self.<attribute>``."""
+        return any(attribute in self.writers.get(cls, {}).get(method, ()) for cls in classes)
+
 
 def attribute_rebinding(context) -> AttributeRebinding:
     """Computed once per file: ``context.fact("attribute-rebinding", attribute_rebinding)``."""
@@ -513,15 +632,46 @@ def attribute_rebinding(context) -> AttributeRebinding:
                                   if base[0] == "class" and base[1] in index.classes]
     walker = _AttributeWalker(result, by_line, context.names.resolve,
                               {q for q in index.classes if "." not in q})
-    walker.walk(context.tree.body, None, None, None, False)
+    walker.walk(context.tree.body, _Where())
     for name, attribute, line, kind in walker.outside:
         owner = result.instances.get(name)
         if owner is not None:
             walker.record(owner, attribute, line, kind, setup=False)
+    walker.settle(context.tree, context.text)
     return result
 
 
 _TF, _PYTHON, _OTHER = "tensorflow", "python", "other"
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the walker is: class, how its methods name ``self``, method, and more."""
+
+    cls: Optional[str] = None
+    self_name: Optional[str] = None
+    method: Optional[str] = None
+    init_scope: bool = False
+    direct: bool = False
+    """In the method's own body, not in a function nested in it."""
+    unset: FrozenSet[str] = frozenset()
+    """Attributes of ``self`` that enclosing ``if`` tests say are still unset."""
+
+    @property
+    def setup(self) -> bool:
+        return self.method in SETUP_METHODS or bool(self.method and _BUILDER.match(self.method))
+
+
+@dataclass(frozen=True)
+class _Write:
+    """A Python value assigned to ``self.<attribute>`` in ``method``'s own body, outside
+    the set-up methods and not under a test saying the attribute is unset."""
+
+    cls: str
+    attribute: str
+    line: int
+    method: Optional[str]
+    """The method, when the write is in its own body and not an augmented assignment."""
 
 
 class _AttributeWalker:
@@ -531,41 +681,63 @@ class _AttributeWalker:
         self.resolve = resolve
         self.top_classes = top_classes
         self.outside: List[Tuple[str, str, int, str]] = []
+        self.writes: List[_Write] = []
+        self.calls: Dict[str, List[Tuple[str, Optional[FrozenSet[str]]]]] = {}
+        self.references: Dict[str, int] = {}
+        self.lines: Optional[List[int]] = None
+        """Lines of the module that mention one of the methods ``settle`` looks for."""
 
-    def walk(self, body, cls: Optional[str], self_name: Optional[str], method: Optional[str],
-             init_scope: bool) -> None:
+    def walk(self, body, where: "_Where", calls: FrozenSet[str] = frozenset()) -> None:
+        """Records attribute assignments; with ``calls`` (method names), the references
+        to those methods instead."""
         for node in body:
+            if calls:
+                if not self._mentions(node, node.end_lineno):
+                    continue
+                self._references(node, where, calls)
             if isinstance(node, ast.ClassDef):
-                self.walk(node.body, self.by_line.get(node.lineno), None, None, False)
+                self.walk(node.body, _Where(cls=self.by_line.get(node.lineno)), calls)
                 continue
             if isinstance(node, _FUNCTIONS):
                 params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-                if cls is not None and method is None:  # a method of ``cls``
+                if where.cls is not None and where.method is None:  # a method of ``cls``
                     static = any(ast_dotted_name(d) == "staticmethod"
                                  for d in node.decorator_list)
-                    inner_self = None if static or not params else params[0]
-                    inner_method = node.name
+                    inner = _Where(where.cls, None if static or not params else params[0],
+                                   node.name, where.init_scope, True)
                 else:
-                    inner_self = None if self_name in params else self_name
-                    inner_method = method or node.name
-                self.walk(node.body, cls, inner_self, inner_method, init_scope)
+                    inner = _Where(where.cls,
+                                   None if where.self_name in params else where.self_name,
+                                   where.method or node.name, where.init_scope, False)
+                self.walk(node.body, inner, calls)
                 continue
             if isinstance(node, (ast.With, ast.AsyncWith)):
-                escapes = init_scope or any(
+                escapes = where.init_scope or any(
                     isinstance(item.context_expr, ast.Call)
                     and self.resolve(ast_dotted_name(item.context_expr.func) or "")
                     == "tensorflow.init_scope" for item in node.items)
-                self.walk(node.body, cls, self_name, method, escapes)
+                self.walk(node.body, _replace(where, init_scope=escapes), calls)
                 continue
-            self._statement(node, cls, self_name, method, init_scope)
+            if isinstance(node, ast.If):
+                prefix = f"{where.self_name}."
+                unset = frozenset(name[len(prefix):] for name in unset_when(node.test)
+                                  if where.self_name and name.startswith(prefix)
+                                  and "." not in name[len(prefix):])
+                self.walk(node.body, _replace(where, unset=where.unset | unset), calls)
+                self.walk(node.orelse, where, calls)
+                continue
+            if not calls:
+                self._statement(node, where)
+            inner = (_replace(where, unset=frozenset())
+                     if where.unset and isinstance(node, _LOOPS) else where)
             for block in ("body", "orelse", "finalbody"):
-                self.walk(getattr(node, block, None) or (), cls, self_name, method, init_scope)
+                self.walk(getattr(node, block, None) or (), inner, calls)
             for handler in getattr(node, "handlers", None) or ():
-                self.walk(handler.body, cls, self_name, method, init_scope)
+                self.walk(handler.body, where, calls)
             for case in getattr(node, "cases", None) or ():
-                self.walk(case.body, cls, self_name, method, init_scope)
+                self.walk(case.body, where, calls)
 
-    def _statement(self, node, cls, self_name, method, init_scope) -> None:
+    def _statement(self, node, where: "_Where") -> None:
         if isinstance(node, ast.Assign):
             pairs = [pair for target in node.targets for pair in _pairs(target, node.value)]
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -577,17 +749,27 @@ class _AttributeWalker:
                 and isinstance(node.value.func, ast.Name)
                 and node.value.func.id in self.top_classes):
             self.result.instances[node.targets[0].id] = node.value.func.id
+        cls = where.cls
         for target, value in pairs:
             if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
                 continue
             kind = self._kind(value)
-            if init_scope and kind != _TF:
-                continue
             name = target.value.id
-            if cls is not None and name == self_name:
-                self.record(cls, target.attr, node.lineno, kind,
-                            setup=method in SETUP_METHODS or bool(
-                                method and _BUILDER.match(method)))
+            if cls is not None and name == where.self_name and where.direct:
+                self.result.writers.setdefault(cls, {}).setdefault(
+                    where.method, set()).add(target.attr)
+            if where.init_scope and kind != _TF:
+                continue
+            if cls is not None and name == where.self_name:
+                if kind != _PYTHON or where.setup:
+                    self.record(cls, target.attr, node.lineno, kind, setup=where.setup)
+                    continue
+                once = not isinstance(node, ast.AugAssign)
+                if once and target.attr in where.unset:
+                    self.result.once.setdefault(cls, {}).setdefault(target.attr, node.lineno)
+                    continue
+                self.writes.append(_Write(cls, target.attr, node.lineno,
+                                          where.method if once and where.direct else None))
             elif name not in ("self", "cls"):
                 self.outside.append((name, target.attr, node.lineno, kind))
 
@@ -595,7 +777,69 @@ class _AttributeWalker:
         if kind == _TF:
             self.result.tensorflow.setdefault(cls, set()).add(attribute)
         elif kind == _PYTHON and not setup:
-            self.result.rebound.setdefault(cls, {}).setdefault(attribute, line)
+            found = self.result.rebound.setdefault(cls, {})
+            found[attribute] = min(found.get(attribute, line), line)
+
+    def settle(self, tree: ast.Module, text: Optional[str] = None) -> None:
+        """Files the writes: one made by a method that is only ever called while the
+        attribute is unset (or from set-up methods) is a lazy initialisation."""
+        candidates = frozenset(w.method for w in self.writes if w.method is not None)
+        if candidates and text is not None:  # only lines that mention ``.method``
+            pattern = re.compile(r"\.\s*(?:%s)\b" % "|".join(map(re.escape, sorted(candidates))))
+            self.lines = sorted({text.count("\n", 0, match.start()) + 1
+                                 for match in pattern.finditer(text)})
+            candidates = candidates if self.lines else frozenset()
+        if candidates:
+            self.walk(tree.body, _Where(), candidates)
+        for write in self.writes:
+            calls = self.calls.get(write.method or "", [])
+            family = self.result.family(write.cls)
+            if calls and len(calls) == self.references.get(write.method or "", 0) and all(
+                    cls in family and (unset is None or write.attribute in unset)
+                    for cls, unset in calls):
+                self.result.once.setdefault(write.cls, {}).setdefault(
+                    write.attribute, write.line)
+            else:
+                self.record(write.cls, write.attribute, write.line, _PYTHON, setup=False)
+
+    def _references(self, node: ast.stmt, where: "_Where", methods: FrozenSet[str]) -> None:
+        """Counts the references to ``methods`` in ``node`` (its own expressions), and notes
+        the calls ``self.method(...)``: the caller's class, and the attributes known unset
+        there (``None`` in a set-up method)."""
+        compound = hasattr(node, "body")
+        if not self._mentions(node, node.body[0].lineno - 1 if compound and node.body
+                              else node.end_lineno):
+            return
+        if compound:
+            roots = [child for child in ast.iter_child_nodes(node)
+                     if isinstance(child, (ast.expr, ast.arguments, ast.withitem,
+                                           ast.keyword))]
+        else:
+            roots = [node]
+        stack = [(root, False) for root in roots]
+        while stack:
+            child, deferred = stack.pop()
+            if isinstance(child, ast.Attribute) and child.attr in methods:
+                self.references[child.attr] = self.references.get(child.attr, 0) + 1
+            if (not deferred and isinstance(child, ast.Call)
+                    and isinstance(child.func, ast.Attribute) and child.func.attr in methods
+                    and isinstance(child.func.value, ast.Name)
+                    and where.cls is not None and where.self_name is not None
+                    and child.func.value.id == where.self_name):
+                setup = where.setup and where.direct
+                self.calls.setdefault(child.func.attr, []).append(
+                    (where.cls, None if setup else where.unset))
+            deferred = deferred or isinstance(child, ast.Lambda)  # may run later
+            stack.extend((grandchild, deferred) for grandchild in ast.iter_child_nodes(child))
+
+    def _mentions(self, node: ast.stmt, last: int) -> bool:
+        """Lines from ``node``'s first (decorators included) to ``last`` mention one of the
+        methods ``settle`` looks for (always true when the text is not known)."""
+        if self.lines is None:
+            return True
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        at = bisect.bisect_left(self.lines, first)
+        return at < len(self.lines) and self.lines[at] <= max(first, last)
 
     def _kind(self, value: ast.expr) -> str:
         if isinstance(value, ast.Call):
@@ -606,6 +850,13 @@ class _AttributeWalker:
                 return _TF
             return _OTHER
         return _PYTHON if _python_value(value) else _OTHER
+
+
+def _replace(where: "_Where", init_scope: Optional[bool] = None,
+             unset: Optional[FrozenSet[str]] = None) -> "_Where":
+    return _Where(where.cls, where.self_name, where.method,
+                  where.init_scope if init_scope is None else init_scope, where.direct,
+                  where.unset if unset is None else unset)
 
 
 def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.expr]]:

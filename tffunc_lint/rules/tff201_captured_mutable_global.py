@@ -64,10 +64,17 @@ class CapturedMutableGlobal(Rule):
     a name that only ever holds `None` and one `tf.Variable`. A module-level name counts as
     rebound only if a binding comes after the function reading it, or a function assigns it
     under `global`; two bindings in the branches of one `if`/`else` or `try`/`except` are
-    alternatives, not a rebinding. A global changed through another module
-    (`config.scale = 3.0`) is not seen. Passing the value as an argument is the other fix:
-    each new Python value then retraces the function (see TFF401), so prefer a tensor or a
-    `tf.Variable` for values that change often.
+    alternatives, not a rebinding. A lazily built global, assigned under `global` only in
+    the body of `if NAME is None:` or `if not NAME:` (and not in a loop there), gets its one
+    value that way and is not reported; any other assignment of it (a reset to `None`)
+    still counts. A closure variable assigned under `nonlocal` by a set-up function is not
+    rebound when that function only runs before the traced function is defined: each use
+    of its name is a call (`init()`, `init.get_concrete_function()`) in the enclosing body,
+    outside loops, before the traced function; one that is returned or stored may run
+    again and still counts. A global changed through another module (`config.scale = 3.0`)
+    is not seen. Passing the value as an argument is the other fix: each new Python value
+    then retraces the function (see TFF401), so prefer a tensor or a `tf.Variable` for
+    values that change often.
 
     ## References
     - [Better performance with tf.function: Depending on Python global and free variables](https://www.tensorflow.org/guide/function#depending_on_python_global_and_free_variables)

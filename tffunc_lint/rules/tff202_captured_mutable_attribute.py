@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -13,6 +13,7 @@ from ..rule import Rule
 #: Where an attribute is written, not read.
 _TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.AsName)
 _UNPACKING = (cst.Tuple, cst.List, cst.Element, cst.StarredElement)
+_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 
 
 class CapturedMutableAttribute(Rule):
@@ -67,7 +68,16 @@ class CapturedMutableAttribute(Rule):
     ## Known problems
     Attributes assigned only in `__init__`, `build`, `__post_init__` or `setUp`, attributes
     that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`),
-    and changes made inside `with tf.init_scope():` are not reported. Only literal-like values
+    and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
+    initialisation, which sets an attribute once while it is still unset: an assignment in
+    the body of `if not self.x:` / `if self.x is None:` / `if not hasattr(self, "x"):`, or in
+    a method that the class calls only there (and from its set-up methods). A flag set that
+    way (`self._is_initialized = True`, `self.built = True`) is not state that changes. The
+    test of such an `if`, when its body sets the attribute, is not reported either, even if
+    other code resets the flag. A read that follows, in the same traced function, its own
+    assignment of the attribute (`self.calls += 1`, then `f"call_{self.calls}"`) sees the
+    value just set; the assignment itself is TFF103's. A guard that returns early
+    (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
     count as plain Python: numbers, strings, booleans, `not x` and arithmetic on literals
     and attributes (`self.step + 1`); a value computed by a call is not judged. The type of a
     parameter is not known: `model.bias` is reported when some class of the module reassigns
@@ -88,6 +98,7 @@ class CapturedMutableAttribute(Rule):
     def __init__(self, context):
         super().__init__(context)
         self._seen: Set[Tuple[object, str]] = set()
+        self._assigned: Dict[Tuple[object, str, str], cst.CSTNode] = {}
 
     @classmethod
     def facts(cls, context) -> AttributeRebinding:
@@ -106,43 +117,135 @@ class CapturedMutableAttribute(Rule):
         function = self.context.function
         if function is None or not isinstance(node.value, cst.Name):
             return
-        attribute = node.attr.value
-        if (function.key, attribute) in self._seen or self._written(node):
+        obj, attribute = node.value.value, node.attr.value
+        statement = self._assignment(node)
+        if statement is not None:
+            self._assigned.setdefault((function.key, obj, attribute), statement)
             return
-        line = self._rebound(node.value.value, attribute)
-        if line is None:
+        if (function.key, attribute) in self._seen or self._called(node):
+            return
+        written = self._assigned.get((function.key, obj, attribute))
+        if written is not None and not any(a is written for a in self.context.ancestors):
+            return  # reads the value this function has just set (TFF103 reports the write)
+        classes = self._classes(obj)
+        if classes is None:
+            return
+        facts = self.facts(self.context)
+        line = (facts.rebound_in(classes, attribute) if classes
+                else facts.rebound_anywhere(attribute))
+        if line is None or self._tests_own_initialisation(node, classes):
             return
         self._seen.add((function.key, attribute))
-        self.report(node, self.message.format(obj=node.value.value, attr=attribute, line=line))
+        self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
 
-    def _rebound(self, obj: str, attribute: str) -> Optional[int]:
+    def _classes(self, obj: str) -> Optional[Set[str]]:
+        """The classes ``obj`` may be an instance of: those of the traced method's family
+        for its ``self``, of the instance's class; an empty set for a parameter (any class);
+        None for other names."""
         facts = self.facts(self.context)
         function = self.context.function
         info = self.context.graph.index.functions.get(function.key)
         cls = info.class_qualname if info is not None else None
         if cls is not None and obj == _self_name(function, info):
-            return facts.rebound_in(facts.family(cls), attribute)
+            return facts.family(cls)
         if obj in function.parameters:
-            return facts.rebound_anywhere(attribute)
+            return set()
         if obj not in self.context.local_names and obj in facts.instances:
-            return facts.rebound_in(facts.family(facts.instances[obj]), attribute)
+            return facts.family(facts.instances[obj])
         return None
 
-    def _written(self, node: cst.Attribute) -> bool:
-        """``self.x = …``, ``self.x += …``, ``a, self.x = …``, ``del self.x``, ``self.x()``."""
+    def _assignment(self, node: cst.Attribute) -> Optional[cst.CSTNode]:
+        """The statement assigning ``node`` (``self.x = …``, ``self.x += …``,
+        ``a, self.x = …``, ``del self.x``, ``for self.x in …``), or None."""
         ancestors = self.context.ancestors
         child = node
-        for parent in reversed(ancestors[:-1]):
+        for index in range(len(ancestors) - 2, -1, -1):
+            parent = ancestors[index]
             if isinstance(parent, _UNPACKING):
                 child = parent
                 continue
-            if isinstance(parent, cst.Call):
-                return parent.func is child
-            if isinstance(parent, _TARGETS):
-                return getattr(parent, "target", None) is child or getattr(
-                    parent, "name", None) is child
-            return False
+            if isinstance(parent, _TARGETS) and (getattr(parent, "target", None) is child
+                                                 or getattr(parent, "name", None) is child):
+                for statement in reversed(ancestors[:index + 1]):
+                    if isinstance(statement, _STATEMENTS):
+                        return statement
+                return parent
+            return None
+        return None
+
+    def _called(self, node: cst.Attribute) -> bool:
+        """``self.x()``: a method call, not a read of a value."""
+        ancestors = self.context.ancestors
+        parent = ancestors[-2] if len(ancestors) > 1 else None
+        return isinstance(parent, cst.Call) and parent.func is node
+
+    def _tests_own_initialisation(self, node: cst.Attribute, classes: Set[str]) -> bool:
+        """``node`` is read in the test of ``if not self.x:`` (``if self.x is None:``)
+        whose body sets ``self.x``, or calls a method of the class that does: the lazy
+        initialisation guard, which runs while tracing and then holds."""
+        ancestors = self.context.ancestors
+        child: cst.CSTNode = node
+        for parent in reversed(ancestors[:-1]):
+            if isinstance(parent, cst.If):
+                if parent.test is not child:
+                    return False
+                obj, attribute = node.value.value, node.attr.value
+                return _tests_unset(parent.test, obj, attribute) and _sets(
+                    parent.body, obj, attribute, classes, self.facts(self.context))
+            if isinstance(parent, (cst.BaseSuite, *_STATEMENTS)):
+                return False
+            child = parent
         return False
+
+
+def _is_attribute(node: cst.CSTNode, obj: str, attribute: str) -> bool:
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            and node.value.value == obj and node.attr.value == attribute)
+
+
+def _tests_unset(test: cst.BaseExpression, obj: str, attribute: str) -> bool:
+    """``test`` holds only while ``obj.attribute`` is unset: ``not obj.attribute``,
+    ``obj.attribute is None``, ``not hasattr(obj, "attribute")``, or a combination."""
+    if isinstance(test, cst.BooleanOperation):
+        left = _tests_unset(test.left, obj, attribute)
+        right = _tests_unset(test.right, obj, attribute)
+        return left or right if isinstance(test.operator, cst.And) else left and right
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and (
+                inner.func.value == "hasattr" and len(inner.args) == 2):
+            target, name = inner.args[0].value, inner.args[1].value
+            return (isinstance(target, cst.Name) and target.value == obj
+                    and isinstance(name, cst.SimpleString)
+                    and name.evaluated_value == attribute)
+        return _is_attribute(inner, obj, attribute)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        return (_is_attribute(test.left, obj, attribute)
+                and isinstance(target.operator, (cst.Is, cst.Equal))
+                and isinstance(target.comparator, cst.Name)
+                and target.comparator.value == "None")
+    return False
+
+
+def _sets(body: cst.CSTNode, obj: str, attribute: str, classes: Set[str],
+          facts: AttributeRebinding) -> bool:
+    """``body`` assigns ``obj.attribute``, or calls ``obj.method()`` that does."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.AssignTarget) and _is_attribute(node.target, obj, attribute):
+            return True
+        if isinstance(node, cst.AnnAssign) and _is_attribute(node.target, obj, attribute):
+            return True
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == obj
+                and facts.assigns(classes, node.func.attr.value, attribute)):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _self_name(function, info) -> Optional[str]:
