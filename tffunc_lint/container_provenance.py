@@ -27,7 +27,7 @@ import libcst as cst
 
 from . import guards
 from .eager_branches import as_ast, exits
-from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
+from .names import NameTable, ast_dotted_name, dotted_name, function_local_names, parameter_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import FileContext
@@ -532,8 +532,9 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
     ``if not hasattr(self, "x"):``, ``if not self.built:``) within its function: state set
     up once, on the first trace, the documented singleton pattern.
 
-    With ``targets`` (what the node sets, ``self.x`` or a name), also ``if not self.x:`` and
-    code after ``if self.x is not None: return ...`` when ``self.x`` is one of them.
+    With ``targets`` (what the node sets, ``self.x`` or a name), also under ``if not self.x:``
+    and after ``if self.x is not None: return ...``, when the guarded code sets ``self.x``
+    (this node or another statement of that code: one block of set-up).
     """
     targets = frozenset(targets)
     for index in range(len(ancestors) - 1, 0, -1):
@@ -543,15 +544,19 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
         if isinstance(node, cst.If) and child is node.body:
             if _is_lazy_guard(node.test):
                 return True
-            if targets and targets & _read_test(node.test, guards.init_targets):
+            tested = _read_test(node.test, guards.init_targets) if targets else frozenset()
+            if tested and (targets & tested or _sets(_statements(node.body), tested)):
                 return True
         elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
-            for earlier in node.body:
+            body = list(node.body)
+            for position, earlier in enumerate(body):
                 if earlier is child:
                     break
-                if (isinstance(earlier, cst.If) and earlier.orelse is None
-                        and exits(earlier.body)
-                        and targets & _read_test(earlier.test, guards.initialised_targets)):
+                if not (isinstance(earlier, cst.If) and earlier.orelse is None
+                        and exits(earlier.body)):
+                    continue
+                tested = _read_test(earlier.test, guards.initialised_targets)
+                if tested and (targets & tested or _sets(body[position + 1:], tested)):
                     return True
     return False
 
@@ -559,3 +564,25 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
 def _read_test(test: cst.BaseExpression, read) -> FrozenSet[str]:
     tree = as_ast(test)
     return read(tree) if tree is not None else frozenset()
+
+
+def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, cst.IndentedBlock) else [block]
+
+
+def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
+    """One of ``statements`` (at their own level) assigns one of ``names``."""
+    for statement in statements:
+        small = getattr(statement, "body", ())
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        for item in small:
+            if isinstance(item, cst.Assign):
+                found = [t.target for t in item.targets]
+            elif isinstance(item, cst.AnnAssign):
+                found = [item.target]
+            else:
+                continue
+            if any(dotted_name(target) in names for target in found):
+                return True
+    return False

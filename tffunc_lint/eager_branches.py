@@ -17,7 +17,7 @@ Tests are read by the same code the index uses for call edges, on their ``ast`` 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -47,8 +47,12 @@ def as_ast(test: cst.BaseExpression) -> Optional[ast.expr]:
 
 
 class _Tests:
-    def __init__(self, resolve: Resolve, polarity: Optional[Polarity]):
-        self.reader = GuardReader(lambda dotted: resolve(_expression(dotted)), ast_dotted_name)
+    """The guard reader over LibCST tests, with project predicates looked up by spelling."""
+
+    def __init__(self, resolve: Resolve, polarity: Optional[Polarity],
+                 function: Optional[cst.FunctionDef]):
+        self.reader = GuardReader(lambda dotted: resolve(_expression(dotted)), ast_dotted_name,
+                                  _aliases(function))
         self.polarity = polarity
 
     def untraced_if(self, test: cst.BaseExpression, value: bool) -> bool:
@@ -62,13 +66,54 @@ class _Tests:
             spelling is not None and self.polarity(spelling) == polarity
             for spelling, polarity in condition)
 
+    def excluded(self, test: cst.BaseExpression, known_false: List[ast.expr]) -> bool:
+        tree = as_ast(test) if known_false else None
+        return tree is not None and self.reader.excluded(tree, known_false)
 
-def exits(block: cst.BaseSuite) -> bool:
-    """The block always leaves the enclosing block (ends in return, raise, continue, break)."""
+
+def _aliases(function: Optional[cst.FunctionDef]) -> Dict[str, Optional[ast.expr]]:
+    """Names the function's own statements bind once to a test (``use_tf = a() or b``)."""
+    found: Dict[str, Optional[ast.expr]] = {}
+    body = function.body.body if function is not None else ()
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                name = small.targets[0].target.value
+                tests = isinstance(small.value, (cst.BooleanOperation, cst.UnaryOperation,
+                                                 cst.Call, cst.Comparison))
+                found[name] = as_ast(small.value) if tests and name not in found else None
+    return found
+
+
+def _earlier_exit_tests(block: cst.CSTNode, statement: cst.CSTNode) -> List[ast.expr]:
+    """Tests of ``if <test>: return ...`` statements before ``statement`` in ``block``."""
+    found: List[ast.expr] = []
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return found
+    for earlier in block.body:
+        if earlier is statement:
+            break
+        if isinstance(earlier, cst.If) and earlier.orelse is None and exits(earlier.body):
+            tree = as_ast(earlier.test)
+            if tree is not None:
+                found.append(tree)
+    return found
+
+
+def exits(block: cst.CSTNode) -> bool:
+    """The block always leaves the enclosing block: it ends in return, raise, continue or
+    break, or in an ``if``/``else`` whose branches all do."""
+    if isinstance(block, cst.Else):
+        return exits(block.body)
     if isinstance(block, cst.IndentedBlock):
         if not block.body:
             return False
         last = block.body[-1]
+        if isinstance(last, cst.If):
+            return last.orelse is not None and exits(last.body) and exits(last.orelse)
         if isinstance(last, cst.SimpleStatementLine):
             small = last.body
         else:
@@ -97,13 +142,18 @@ def _after_untraced_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
 def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
                     polarity: Optional[Polarity] = None) -> bool:
     """The innermost node of ``ancestors`` runs only eagerly, within its function."""
-    tests = _Tests(resolve, polarity)
+    function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
+    tests = _Tests(resolve, polarity, function)
     for index in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[index - 1], ancestors[index]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             return False
         if isinstance(parent, (cst.If, cst.IfExp)):
             if child is parent.body and tests.untraced_if(parent.test, True):
+                return True
+            if (child is parent.body and isinstance(parent, cst.If) and index >= 2
+                    and tests.excluded(parent.test, _earlier_exit_tests(ancestors[index - 2],
+                                                                        parent))):
                 return True
             if child is parent.orelse and tests.untraced_if(parent.test, False):
                 return True

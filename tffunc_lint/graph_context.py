@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
+from . import guards
 from .finding import TraceReason
 from .index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
 from .names import function_local_names, parameter_names
@@ -120,6 +121,9 @@ class ProjectGraph:
         """The polarity (``guards.EAGER``/``GRAPH``) of a function that tells whether code
         is traced, or None."""
         found = self.resolve(index, target)
+        if found is None and target[0] == "external":
+            # A library predicate re-exported by a project module.
+            return guards.EAGER if self._reexported(target[1]) in guards.EAGER_CALLS else None
         if found is None or hops > _MAX_HOPS:
             return None
         memo = found
@@ -137,6 +141,14 @@ class ProjectGraph:
                 result = polarity
         self._predicates[memo] = result
         return result
+
+    def _reexported(self, qualified: str, hops: int = 0) -> str:
+        """The name that a project module's import of ``qualified`` stands for."""
+        module, rest = self._split(qualified)
+        if module is None or len(rest) != 1 or rest[0] in module.top_level or hops > _MAX_HOPS:
+            return qualified
+        reexport = dict(module.imports).get(rest[0])
+        return self._reexported(reexport, hops + 1) if reexport else qualified
 
     def _untraced(self, index: ModuleIndex, conditions) -> bool:
         return any(c[0] == "pred" and self.predicate(index, c[1]) == c[2] for c in conditions)

@@ -22,7 +22,7 @@ code, by the rules (for the node they are about to report):
 from __future__ import annotations
 
 import ast
-from typing import Callable, FrozenSet, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 #: A predicate's polarity: EAGER — its result being true means nothing is traced;
 #: GRAPH — its result being false means nothing is traced.
@@ -38,6 +38,11 @@ Resolve = Callable[[str], Optional[str]]
 Callee = Callable[[ast.expr], Optional[object]]
 
 _GRAPH_CALLS = frozenset({"tensorflow.inside_function"})
+#: Library predicates: true only when nothing is traced (Grain runs plain Python workers).
+EAGER_CALLS = frozenset({
+    "keras.src.utils.backend_utils.in_grain_data_pipeline",
+    "keras.utils.backend_utils.in_grain_data_pipeline",
+})
 _NOT_TENSORFLOW_TYPES = ("numpy.ndarray", "numpy.generic", "torch.", "jax.")
 
 
@@ -72,9 +77,12 @@ def _string(node: ast.expr) -> Optional[str]:
 class GuardReader:
     """Reads tests with one module's names; ``callee`` turns a predicate call into a target."""
 
-    def __init__(self, resolve: Resolve, callee: Optional[Callee] = None):
+    def __init__(self, resolve: Resolve, callee: Optional[Callee] = None,
+                 aliases: Optional[Dict[str, Optional[ast.expr]]] = None):
         self.resolve = resolve
         self.callee = callee
+        self.aliases = aliases or {}
+        """Local names bound once to a test (``use_tf = self._use_tf_workflow()``)."""
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
         parts = []
@@ -90,6 +98,13 @@ class GuardReader:
         """When ``test`` evaluates to ``value``, is nothing being traced?"""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self.untraced_if(test.operand, not value)
+        if isinstance(test, ast.Name) and self.aliases.get(test.id) is not None:
+            alias = self.aliases[test.id]
+            self.aliases[test.id] = None  # ``a = b or x; b = a and y`` must not loop
+            try:
+                return self.untraced_if(alias, value)
+            finally:
+                self.aliases[test.id] = alias
         if isinstance(test, ast.BoolOp):
             conditions = [self.untraced_if(v, value) for v in test.values]
             # ``a and b`` is true when both are; false when either is (and vice versa for or).
@@ -104,14 +119,30 @@ class GuardReader:
             return self._backend_comparison(test, value)
         return NEVER
 
+    def excluded(self, test: ast.expr, known_false: Sequence[ast.expr]) -> bool:
+        """Code under ``if <test>:`` after ``if <exit test>: return``: the exit test is known
+        false there, so if all its other terms are among ``test``'s, one that is false only
+        outside tracing must be (``if not tf.executing_eagerly() and tf.is_tensor(x):
+        return ...`` then ``if tf.is_tensor(x): x.numpy()``)."""
+        terms = {ast.dump(term) for term in _conjuncts(test)}
+        for exit_test in known_false:
+            rest = [t for t in _conjuncts(exit_test) if ast.dump(t) not in terms]
+            if rest and all(self.untraced_if(term, False) is True for term in rest):
+                return True
+        return False
+
     def _call(self, call: ast.Call, value: bool) -> Condition:
         qualified = self._qualified(call.func)
         if not call.args and not call.keywords:
-            if (qualified is None and isinstance(call.func, ast.Attribute)
-                    and call.func.attr in ("executing_eagerly", "inside_function")):
-                # ``tf.executing_eagerly()`` where ``tf`` is bound by code the analysis
-                # cannot follow (``tf = try_import_tensorflow()``): the name is TensorFlow's.
+            if (isinstance(call.func, ast.Attribute)
+                    and call.func.attr in ("executing_eagerly", "inside_function")
+                    and not (qualified or "").startswith("tensorflow.")):
+                # ``tf.executing_eagerly()`` where ``tf`` is bound by code the imports do not
+                # tell (``tf = try_import_tensorflow()``, re-exported by a project module):
+                # the name is TensorFlow's.
                 qualified = f"tensorflow.{call.func.attr}"
+            if qualified in EAGER_CALLS:
+                return _certain(value)
             if qualified and qualified.startswith("tensorflow."):
                 if qualified.rpartition(".")[2] == "executing_eagerly":
                     return _certain(value)
@@ -216,6 +247,12 @@ class GuardReader:
         return None
 
 
+def _conjuncts(test: ast.expr) -> List[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [term for value in test.values for term in _conjuncts(value)]
+    return [test]
+
+
 def _constant(node: Optional[ast.expr]):
     return node.value if isinstance(node, ast.Constant) else None
 
@@ -234,7 +271,10 @@ def _own_nodes(body: Sequence[ast.stmt]):
 
 # -- one-time initialisation ---------------------------------------------------------------
 def _self_attribute(node: ast.expr) -> Optional[str]:
-    """``self.x`` / ``cls.x`` spelled ``"self.x"``; a plain name ``x`` spelled ``"x"``."""
+    """``self.x`` / ``cls.x`` spelled ``"self.x"``; a plain name ``x`` spelled ``"x"``; an
+    item of either (``cache[0]``) spelled as its container."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
     if isinstance(node, ast.Name):
         return node.id
     if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
@@ -259,8 +299,8 @@ def _is_none(node: ast.expr) -> bool:
 
 def init_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` being true finds not yet set up, as ``self.x`` or a name: ``x is None``,
-    ``not x``, ``not hasattr(self, "x")``, ``not getattr(self, "x", None)``, and ``or``/``and``
-    combinations holding one. Empty when it is no such test."""
+    ``not x``, ``not hasattr(self, "x")``, ``getattr(self, "x", None) is None``, and
+    ``or``/``and`` combinations holding one. Empty when it is no such test."""
     if isinstance(test, ast.BoolOp):
         found: FrozenSet[str] = frozenset()
         for value in test.values:
@@ -268,7 +308,7 @@ def init_targets(test: ast.expr) -> FrozenSet[str]:
         return found
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
             and _is_none(test.comparators[0])):
-        name = _self_attribute(test.left)
+        name = _self_attribute(test.left) or _attribute_test(test.left)
         return frozenset([name]) if name else frozenset()
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         name = _self_attribute(test.operand) or _attribute_test(test.operand)
@@ -281,7 +321,7 @@ def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""
     if (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0])):
-        name = _self_attribute(test.left)
+        name = _self_attribute(test.left) or _attribute_test(test.left)
     else:
         name = _attribute_test(test) or _self_attribute(test)
     return frozenset([name]) if name else frozenset()
@@ -293,6 +333,11 @@ def attributes(targets: FrozenSet[str]) -> FrozenSet[str]:
 
 
 def exits(block: Sequence[ast.stmt]) -> bool:
-    """The block always leaves the enclosing block (ends in return, raise, continue, break)."""
-    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise, ast.Continue,
-                                                  ast.Break))
+    """The block always leaves the enclosing block: it ends in return, raise, continue or
+    break, or in an ``if``/``else`` whose branches all do."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.If):
+        return bool(last.orelse) and exits(last.body) and exits(last.orelse)
+    return isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break))

@@ -287,6 +287,9 @@ class _Scope:
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
         """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""
+        self.known_false: Tuple[ast.expr, ...] = ()
+        """Tests of earlier ``if <test>: return`` in the enclosing blocks."""
+        self.aliases: Dict[str, Optional[ast.expr]] = {}
 
     def lookup(self, name: str) -> Optional[FunctionKey]:
         scope: Optional[_Scope] = self
@@ -308,6 +311,7 @@ class _Scope:
         scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
+        scope.known_false, scope.aliases = self.known_false, self.aliases
         return scope
 
 
@@ -322,6 +326,7 @@ class _Indexer:
         self.pending_entries: List[Tuple[str, str, int]] = []
         self.statement_region = (1, 1)
         self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
+        self.dataset_predicates: Set[str] = set()
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -378,6 +383,8 @@ class _Indexer:
                 scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
         elif scope.function is None:
             self.index.top_level[node.name] = key
+            if self._dataset_predicate(node):
+                self.dataset_predicates.add(node.name)
         else:
             scope.nested[node.name] = key
         for decorator in node.decorator_list:
@@ -414,14 +421,15 @@ class _Indexer:
             if dotted and scope.function is not None:
                 scope.function.guard_calls[dotted] = target
             return target
-        return guards.GuardReader(self.names.resolve, callee)
+        return guards.GuardReader(self.names.resolve, callee, scope.aliases)
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
         """The scope of code that runs when ``test`` is ``value``."""
         if scope.function is None:
             return scope
-        untraced = self._guard_reader(scope).untraced_if(test, value)
-        if untraced is True:
+        reader = self._guard_reader(scope)
+        untraced = reader.untraced_if(test, value)
+        if untraced is True or (value and reader.excluded(test, scope.known_false)):
             return scope.without_edges()
         conditions = [("pred", callee, polarity) for callee, polarity in untraced]
         if value:
@@ -441,22 +449,49 @@ class _Indexer:
             self.visit(statement, scope)
             if (scope.function is not None and isinstance(statement, ast.If)
                     and not statement.orelse and guards.exits(statement.body)):
-                scope = self._branch(statement.test, False, scope)
+                scope = self._branch(statement.test, False, scope).guarded(())
+                scope.known_false = scope.known_false + (statement.test,)
                 done = guards.attributes(guards.initialised_targets(statement.test))
                 if done:
                     scope = scope.guarded([("init", done)])
                 dataset = self._dataset_test(statement.test)
                 if dataset:
-                    scope = scope.guarded(())
                     scope.not_datasets = scope.not_datasets | {dataset}
 
     def _dataset_test(self, test: ast.expr) -> Optional[str]:
-        """``isinstance(x, tf.data.Dataset)``: the name tested."""
-        if (isinstance(test, ast.Call) and self._qualified(test.func) == "builtins.isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
-                and (self._qualified(test.args[1]) or "").startswith("tensorflow.data.")):
+        """``isinstance(x, tf.data.Dataset)``, or a call of a module function that returns
+        such a test of its argument (``_is_tf_dataset(x)``): the name tested."""
+        if not (isinstance(test, ast.Call) and len(test.args) in (1, 2)
+                and isinstance(test.args[0], ast.Name)):
+            return None
+        if len(test.args) == 2:
+            if self._qualified(test.func) == "builtins.isinstance" and self._is_dataset_type(
+                    test.args[1]):
+                return test.args[0].id
+            return None
+        if isinstance(test.func, ast.Name) and test.func.id in self.dataset_predicates:
             return test.args[0].id
         return None
+
+    def _is_dataset_type(self, node: ast.expr) -> bool:
+        """``tf.data.Dataset`` by import, or so spelled through a ``tf`` the imports cannot
+        tell (``from .utils import tf``)."""
+        qualified = self._qualified(node) or ""
+        if qualified.startswith("tensorflow."):
+            return qualified.startswith("tensorflow.data.")
+        return (ast_dotted_name(node) or "").endswith("data.Dataset")
+
+    def _dataset_predicate(self, node: ast.FunctionDef) -> bool:
+        """``def _is_tf_dataset(x): return tf is not None and isinstance(x, tf.data.Dataset)``."""
+        if len(node.args.args) != 1 or len(node.body) != 1:
+            return False
+        body = node.body[0]
+        if not isinstance(body, ast.Return) or body.value is None:
+            return False
+        value = body.value
+        terms = value.values if isinstance(value, ast.BoolOp) and isinstance(
+            value.op, ast.And) else [value]
+        return any(self._dataset_test(term) == node.args.args[0].arg for term in terms)
 
     def visit_If(self, node: ast.If, scope: _Scope) -> None:
         self.visit(node.test, scope)
@@ -497,6 +532,11 @@ class _Indexer:
 
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if scope.function is not None and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            name = node.targets[0].id
+            test = isinstance(node.value, (ast.BoolOp, ast.UnaryOp, ast.Call, ast.Compare))
+            scope.aliases[name] = node.value if test and name not in scope.aliases else None
         if scope.function is not None:
             for target in node.targets:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)

@@ -1,4 +1,5 @@
 """TensorFlow imported by code the analysis cannot follow, and a predicate built on it."""
+from keras.src.utils.backend_utils import in_grain_data_pipeline  # noqa: F401 - re-exported
 
 
 def try_import_tensorflow():

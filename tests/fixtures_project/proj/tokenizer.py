@@ -1,6 +1,6 @@
 """A predicate inherited from another module, built on one imported from a third."""
 from proj.preprocessing import PreprocessingLayer
-from proj.tensor_utils import tf
+from proj.tensor_utils import in_grain_data_pipeline, tf
 
 
 class Tokenizer(PreprocessingLayer):
@@ -19,3 +19,22 @@ class Tokenizer(PreprocessingLayer):
 
     def _call_python(self, x):
         return x.numpy().tolist()
+
+
+class Splitter(PreprocessingLayer):
+    def call(self, x):
+        if not tf.executing_eagerly() and tf.is_tensor(x):
+            return tf.strings.split(x)
+        if tf.is_tensor(x):
+            x = x.numpy()
+        return x
+
+
+class Converter(PreprocessingLayer):
+    def call(self, x):
+        if in_grain_data_pipeline():
+            return self._to_numpy(x)  # a library predicate, re-exported by a project module
+        return x
+
+    def _to_numpy(self, x):
+        return x.numpy()
