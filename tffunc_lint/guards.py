@@ -197,7 +197,7 @@ class GuardReader:
         tensorflow_named = "tensorflow" in names
         if positive == value:
             return _certain(not tensorflow_named)
-        return _certain(tensorflow_named and len(names) == 1)
+        return _certain(tensorflow_named)
 
     def predicate_polarity(self, function: ast.AST) -> Optional[Tuple]:
         """A function whose result tells whether code is traced, e.g.
