@@ -2,15 +2,15 @@
 
 import ast
 import re
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import FrozenSet, Optional
 
 import libcst as cst
 
-from ..cst_walk import children
-from ..index import DATASET_CHAIN_METHODS, iter_statements
-from ..names import assigned_names, ast_dotted_name, dotted_name
+from ..index import iter_statements
+from ..loop_kind import in_graph_loop
+from ..names import ast_dotted_name, dotted_name
 from ..rule import Rule
-from ..tensor_taint import is_operation, is_tainted, tensor_parameters
+from ..tensor_taint import is_tainted
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
 _VALUE_FIX = ("use tf.print() (or tf.summary) for the value; static shapes, dtypes and names "
@@ -95,144 +95,6 @@ def _shows_value(context, node: cst.BaseExpression) -> bool:
     return False
 
 
-# -- graph loops --------------------------------------------------------------------------------
-#: TensorFlow operations that return a Python list or tuple: a ``for`` over one is unrolled.
-_PYTHON_SEQUENCES = frozenset({
-    "tensorflow.unstack", "tensorflow.split", "tensorflow.meshgrid", "tensorflow.shape_n",
-    "tensorflow.dynamic_partition", "tensorflow.gradients", "tensorflow.nn.moments",
-    "tensorflow.math.top_k", "tensorflow.nn.top_k", "tensorflow.unique", "tensorflow.while_loop",
-    "tensorflow.linalg.eigh", "tensorflow.linalg.svd", "tensorflow.linalg.qr",
-})
-_DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
-_DATASET_WRAPPERS = frozenset({"builtins.iter", "builtins.enumerate", "builtins.zip"})
-_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-
-
-def _bindings(body: cst.CSTNode) -> Iterator[Tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """(target, value) of the assignments and ``for`` targets of one function's own scope."""
-    stack: List[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _SCOPES):
-            continue
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                yield target.target, node.value
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-            yield node.target, node.value
-        elif isinstance(node, cst.NamedExpr):
-            yield node.target, node.value
-        elif isinstance(node, cst.For):
-            yield node.target, node.iter
-        stack.extend(children(node))
-
-
-class _GraphLoops:
-    """Which loops of one function AutoGraph turns into graph loops, as TFF501 decides:
-    a ``for`` over ``tf.range(...)``, ``range()`` of a tensor, a ``tf.data`` dataset (or
-    ``iter``/``enumerate``/``zip`` of one) or a tensor; a ``while`` on a tensor condition.
-    Only a parameter that ``input_signature`` or a ``tf.Tensor`` annotation makes a tensor
-    counts as one: a loop over another parameter may be over a Python list."""
-
-    def __init__(self, context, function: cst.FunctionDef, is_method: bool):
-        self.resolve = context.qualified_name
-        signed = any(self._has_signature(d.decorator) for d in function.decorators)
-        self.tensors: Set[str] = tensor_parameters(function.params, is_method, entry=signed)
-        bindings = list(_bindings(function.body))
-        changed = True
-        while changed:  # names bound to tensors, in any order
-            changed = False
-            for target, value in bindings:
-                names = set(assigned_names(target)) - self.tensors
-                if names and self.is_tensor(value):
-                    self.tensors |= names
-                    changed = True
-
-    def _has_signature(self, decorator: cst.BaseExpression) -> bool:
-        return (isinstance(decorator, cst.Call)
-                and self.resolve(decorator.func) == "tensorflow.function"
-                and any(a.keyword is not None and a.keyword.value == "input_signature"
-                        for a in decorator.args))
-
-    def is_tensor(self, node: cst.BaseExpression) -> bool:
-        """A TensorFlow operation's result, a name bound to one, or arithmetic, comparison or
-        slicing of those; not the result of other calls (a layer may return a list)."""
-        if isinstance(node, cst.Name):
-            return node.value in self.tensors
-        if isinstance(node, cst.Call):
-            qualified = self.resolve(node.func)
-            return qualified not in _PYTHON_SEQUENCES and is_operation(qualified)
-        if isinstance(node, cst.Subscript):
-            return self.is_tensor(node.value)
-        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
-            return self.is_tensor(node.left) or self.is_tensor(node.right)
-        if isinstance(node, cst.UnaryOperation):
-            return self.is_tensor(node.expression)
-        if isinstance(node, cst.Comparison):
-            return (not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
-                            for c in node.comparisons)
-                    and (self.is_tensor(node.left)
-                         or any(self.is_tensor(c.comparator) for c in node.comparisons)))
-        return False
-
-    def is_dataset(self, node: cst.BaseExpression) -> bool:
-        while isinstance(node, cst.Call):
-            if (self.resolve(node.func) or "").startswith("tensorflow.data."):
-                return True
-            if not (isinstance(node.func, cst.Attribute)
-                    and node.func.attr.value in DATASET_CHAIN_METHODS):
-                return False
-            node = node.func.value
-        if isinstance(node, cst.Name):
-            return bool(_DATASET_NAME.search(node.value))
-        if isinstance(node, cst.Attribute):
-            return bool(_DATASET_NAME.search(node.attr.value))
-        return False
-
-    def is_graph_loop(self, loop: cst.CSTNode) -> bool:
-        if isinstance(loop, cst.While):
-            return self.is_tensor(loop.test)
-        iterable = loop.iter
-        if isinstance(iterable, cst.Call):
-            qualified = self.resolve(iterable.func)
-            if qualified == "tensorflow.range":
-                return True
-            if qualified == "builtins.range":
-                return any(self.is_tensor(a.value) for a in iterable.args)
-            if qualified in _DATASET_WRAPPERS:
-                return any(self.is_dataset(a.value) for a in iterable.args)
-        return self.is_dataset(iterable) or self.is_tensor(iterable)
-
-
-def _in_graph_loop(context) -> bool:
-    """The visited node is in the body of a graph loop of its own function."""
-    ancestors: Sequence[cst.CSTNode] = context.ancestors
-    enclosing: List[cst.CSTNode] = []  # loops whose body holds the node, innermost first
-    function: Optional[cst.CSTNode] = None
-    for index in range(len(ancestors) - 1, 0, -1):
-        node = ancestors[index - 1]
-        if isinstance(node, _FUNCTIONS):
-            function = node
-            break
-        if isinstance(node, (cst.For, cst.While)) and ancestors[index] is node.body:
-            enclosing.append(node)
-    if not enclosing or not isinstance(function, cst.FunctionDef):
-        return False
-    position = index - 1
-    owner = ancestors[position - 2] if position >= 2 else None  # ClassDef > block > def
-    is_method = isinstance(owner, cst.ClassDef) and not any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in function.decorators)
-    cache: Dict[int, Tuple[cst.FunctionDef, _GraphLoops]] = context.fact(
-        "tff105.loops", lambda _: {})
-    found = cache.get(id(function))
-    if found is None or found[0] is not function:
-        found = (function, _GraphLoops(context, function, is_method))
-        cache[id(function)] = found
-    return any(found[1].is_graph_loop(loop) for loop in enclosing)
-
-
 class PythonIoSideEffect(Rule):
     """Python I/O in traced code (files, stdout, subprocesses, logged values) happens once per trace.
 
@@ -293,8 +155,9 @@ class PythonIoSideEffect(Rule):
     there is missed. A loop is a graph loop only when the analysis sees it iterate
     `tf.range`, `range()` of a tensor, a tensor, or a dataset (a `tf.data` chain, or a name
     such as `ds`/`dataset`); a loop over a parameter without `input_signature` or a
-    `tf.Tensor` annotation is taken for a Python loop, and a message in a Python loop
-    (over `range(3)` or a list of layers) is not reported. Loggers are recognised when they
+    `tf.Tensor` annotation, or over one annotated as a Python container (`List[tf.Tensor]`),
+    is taken for a Python loop, and a message in a Python loop (over `range(3)` or a list of
+    layers) is not reported. Loggers are recognised when they
     are module-level names bound to `logging.getLogger(...)` or `tf.get_logger()`; a logger
     kept in an attribute (`self.logger`) is not. Code inside `if tf.executing_eagerly():`
     never runs while tracing and is not flagged, nor is code run through `tf.py_function`.
@@ -344,7 +207,7 @@ class PythonIoSideEffect(Rule):
         if any(_shows_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
                     f"its value on every call; {_VALUE_FIX}")
-        if _in_graph_loop(self.context):
+        if in_graph_loop(self.context):
             return (f"{spelled} in a graph loop (tf.range, tensor or dataset) logs once while "
                     f"tracing, not on every iteration; {_LOOP_FIX}")
         return None

@@ -1,203 +1,22 @@
 """TFF501 python-list-in-tensor-loop."""
 
-import ast
 import re
-from typing import Iterator, List, Optional, Sequence, Set
+from typing import Optional
 
 import libcst as cst
 
 from ..container_provenance import Provenance, module_scopes, origin, value_kind
-from ..cst_walk import children
-from ..index import DATASET_CHAIN_METHODS
+from ..loop_kind import bindings, enclosing_loops, graph_loops
+from ..loop_kind import python_container_type  # noqa: F401 - TFF302 imports it from here
 from ..names import assigned_names, dotted_name
 from ..rule import Rule
-from ..tensor_taint import is_operation, tensor_parameters
 
 _APPENDS = frozenset({"append", "extend", "insert"})
-#: TensorFlow operations that return a Python list or tuple of tensors: a ``for`` over
-#: their result is a Python loop, unrolled while tracing.
-_PYTHON_SEQUENCES = frozenset({
-    "tensorflow.unstack", "tensorflow.split", "tensorflow.meshgrid",
-    "tensorflow.dynamic_partition", "tensorflow.shape_n", "tensorflow.gradients",
-    "tensorflow.unique", "tensorflow.unique_with_counts", "tensorflow.math.top_k",
-    "tensorflow.nn.top_k", "tensorflow.nn.moments", "tensorflow.linalg.eigh",
-    "tensorflow.linalg.svd", "tensorflow.linalg.qr", "tensorflow.while_loop",
-    "tensorflow.split_v", "tensorflow.sparse.split", "tensorflow.searchsorted",
-})
-_DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
-_DATASET_WRAPPERS = frozenset({"builtins.iter", "builtins.enumerate", "builtins.zip"})
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-#: Annotations of Python containers: iterating one is a Python loop, whatever it holds.
-_CONTAINERS = frozenset({
-    "list", "tuple", "dict", "set", "frozenset", "List", "Tuple", "Dict", "Set", "FrozenSet",
-    "Sequence", "MutableSequence", "Mapping", "MutableMapping", "OrderedDict",
-})
-_OPTIONAL = frozenset({"Optional"})
-
-
-def python_container_annotation(annotation: Optional[cst.Annotation]) -> bool:
-    """``List[tf.Tensor]``, ``Sequence[Union[int, tf.Tensor]]``, ``Optional[tuple]``,
-    ``"list[int]"``: the parameter holds a Python container, whatever its items are, so a
-    ``for`` over it is a Python loop even if the annotation names ``tf.Tensor``."""
-    if annotation is None:
-        return False
-    code = cst.Module(body=[]).code_for_node(annotation.annotation)
-    try:
-        tree = ast.parse(code, mode="eval").body
-        if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
-            tree = ast.parse(tree.value, mode="eval").body
-    except SyntaxError:
-        return False
-    return python_container_type(tree)
-
-
-def python_container_type(node: ast.expr) -> bool:
-    """The ``ast`` of an annotation names a Python container (see
-    :func:`python_container_annotation`)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # ``list | None``
-        sides = [side for side in (node.left, node.right)
-                 if not (isinstance(side, ast.Constant) and side.value is None)]
-        return bool(sides) and all(python_container_type(side) for side in sides)
-    base = node.value if isinstance(node, ast.Subscript) else node
-    name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
-    if isinstance(node, ast.Subscript) and name in _OPTIONAL:
-        return python_container_type(node.slice)
-    return name in _CONTAINERS
-
-
-class _Loops:
-    """Which loops of one traced function AutoGraph turns into graph loops.
-
-    A ``for`` is a graph loop when it iterates ``tf.range(...)``, ``range()`` of a tensor,
-    a ``tf.data`` dataset (or ``iter``/``enumerate``/``zip`` of one) or a tensor (the result
-    of a TensorFlow operation, a name bound to one, a parameter the function's
-    ``input_signature`` or annotation makes a tensor, unless the annotation is a Python
-    container such as ``List[tf.Tensor]``); a ``while`` is one when its condition
-    is a tensor. Loops over ``range(3)``, Python lists, ``tf.unstack(...)`` or anything
-    unknown are Python loops, unrolled while tracing.
-    """
-
-    def __init__(self, rule: Rule, function: cst.FunctionDef, is_method: bool):
-        self.rule = rule
-        self.resolve = rule.context.qualified_name
-        sources = tensor_parameters(function.params, is_method, entry=False)
-        if any(self._has_signature(d.decorator) for d in function.decorators):
-            sources = tensor_parameters(function.params, is_method, entry=True)
-        sources -= {param.name.value for param in (*function.params.posonly_params,
-                                                   *function.params.params,
-                                                   *function.params.kwonly_params)
-                    if python_container_annotation(param.annotation)}
-        self.tensors: Set[str] = set(sources)
-        self.datasets: Set[str] = set()
-        self._propagate(function.body)
-
-    def _has_signature(self, decorator: cst.BaseExpression) -> bool:
-        return (isinstance(decorator, cst.Call)
-                and self.resolve(decorator.func) == "tensorflow.function"
-                and any(a.keyword is not None and a.keyword.value == "input_signature"
-                        for a in decorator.args))
-
-    # -- names bound to tensors and datasets -----------------------------------------------
-    def _propagate(self, body: cst.CSTNode) -> None:
-        bindings = list(_bindings(body))
-        changed = True
-        while changed:
-            changed = False
-            for target, value in bindings:
-                names = set(assigned_names(target))
-                if not names - self.tensors - self.datasets:
-                    continue
-                if self.is_dataset(value):
-                    new = names - self.datasets
-                    self.datasets |= new
-                elif self.is_tensor(value):
-                    new = names - self.tensors
-                    self.tensors |= new
-                else:
-                    continue
-                changed = changed or bool(new)
-
-    def is_tensor(self, node: cst.BaseExpression) -> bool:
-        """A TensorFlow operation's result, a name bound to one, or arithmetic, comparison or
-        slicing of those. The result of other calls (a Keras layer returning a list) is not
-        known to be a tensor."""
-        if isinstance(node, cst.Name):
-            return node.value in self.tensors
-        if isinstance(node, cst.Call):
-            qualified = self.resolve(node.func)
-            return qualified not in _PYTHON_SEQUENCES and is_operation(qualified)
-        if isinstance(node, cst.Subscript):
-            return self.is_tensor(node.value)
-        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
-            return self.is_tensor(node.left) or self.is_tensor(node.right)
-        if isinstance(node, cst.UnaryOperation):
-            return self.is_tensor(node.expression)
-        if isinstance(node, cst.Comparison):
-            return (not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
-                            for c in node.comparisons)
-                    and (self.is_tensor(node.left)
-                         or any(self.is_tensor(c.comparator) for c in node.comparisons)))
-        return False
-
-    def is_dataset(self, node: cst.BaseExpression) -> bool:
-        while True:
-            if isinstance(node, cst.Call):
-                qualified = self.resolve(node.func) or ""
-                if qualified.startswith("tensorflow.data."):
-                    return True
-                if (isinstance(node.func, cst.Attribute)
-                        and node.func.attr.value in DATASET_CHAIN_METHODS):
-                    node = node.func.value
-                    continue
-                return False
-            if isinstance(node, cst.Name):
-                return node.value in self.datasets or bool(_DATASET_NAME.search(node.value))
-            if isinstance(node, cst.Attribute):
-                return bool(_DATASET_NAME.search(node.attr.value))
-            return False
-
-    # -- loops --------------------------------------------------------------------------------
-    def is_graph_loop(self, loop: cst.CSTNode) -> bool:
-        if isinstance(loop, cst.While):
-            return self.is_tensor(loop.test)
-        iterable = loop.iter
-        if isinstance(iterable, cst.Call):
-            qualified = self.resolve(iterable.func)
-            if qualified == "tensorflow.range":
-                return True
-            if qualified == "builtins.range":
-                return any(self.is_tensor(a.value) for a in iterable.args)
-            if qualified in _DATASET_WRAPPERS:
-                return any(self.is_dataset(a.value) for a in iterable.args)
-            if qualified in _PYTHON_SEQUENCES:
-                return False
-        if self.is_dataset(iterable):
-            return True
-        return self.is_tensor(iterable)
-
-
-def _bindings(body: cst.CSTNode) -> Iterator[tuple]:
-    """(target, value) of the assignments and ``for`` targets of one function's own scope."""
-    stack: List[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _SCOPES):
-            continue
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                yield target.target, node.value
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-            yield node.target, node.value
-        elif isinstance(node, cst.For):
-            yield node.target, node.iter
-        elif isinstance(node, cst.NamedExpr):
-            yield node.target, node.value
-        stack.extend(children(node))
 
 
 def _binds(node: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` is (re)bound somewhere in ``node`` (a loop body)."""
-    return any(name in assigned_names(target) for target, _ in _bindings(node))
+    return any(name in assigned_names(target) for target, _ in bindings(node))
 
 
 class PythonListInTensorLoop(Rule):
@@ -299,34 +118,11 @@ class PythonListInTensorLoop(Rule):
     def _graph_loop(self, name: str) -> Optional[cst.CSTNode]:
         """The innermost enclosing loop that AutoGraph converts, if the list is made before
         it; None otherwise."""
-        ancestors: Sequence[cst.CSTNode] = self.context.ancestors
+        function, loops = enclosing_loops(self.context.ancestors)
         head = name.partition(".")[0]
-        function = None
-        for node in reversed(ancestors):
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-                function = node
-                break
-        if not isinstance(function, cst.FunctionDef):
-            return None
-        loops = self._loops(function)
-        for index in range(len(ancestors) - 1, 0, -1):
-            node = ancestors[index - 1]
-            if node is function:
-                return None
-            if not isinstance(node, (cst.For, cst.While)) or ancestors[index] is not node.body:
-                continue
-            if "." not in name and _binds(node.body, head):
+        for loop in loops:
+            if "." not in name and _binds(loop.body, head):
                 return None  # a fresh list on every iteration
-            if loops.is_graph_loop(node):
-                return node
+            if graph_loops(self.context, function).is_graph_loop(loop):
+                return loop
         return None
-
-    def _loops(self, function: cst.FunctionDef) -> _Loops:
-        cache = self.context.fact("tff501.loops", lambda _: {})
-        found = cache.get(id(function))
-        if found is None or found[0] is not function:
-            traced = self.context.function
-            is_method = module_scopes(self.context).receiver(traced.node) is not None
-            found = (function, _Loops(self, function, is_method))
-            cache[id(function)] = found
-        return found[1]
