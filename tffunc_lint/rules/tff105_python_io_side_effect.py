@@ -29,6 +29,8 @@ _LOG_FUNCTIONS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
     "vlog", "log_every_n", "log_every_n_seconds", "log_first_n", "log_if",
 })
+#: Levels that report a problem: under a static condition, a check made while tracing.
+_WARNING_LEVELS = frozenset({"warning", "warn", "error", "exception", "critical", "fatal"})
 #: Logger methods that emit a record.
 _LOGGER_METHODS = frozenset({
     "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
@@ -157,7 +159,10 @@ class PythonIoSideEffect(Rule):
     such as `ds`/`dataset`); a loop over a parameter without `input_signature` or a
     `tf.Tensor` annotation, or over one annotated as a Python container (`List[tf.Tensor]`),
     is taken for a Python loop, and a message in a Python loop (over `range(3)` or a list of
-    layers) is not reported. Loggers are recognised when they
+    layers) is not reported. A warning or error under `if` tests that are Python values while
+    tracing (`if x.shape.rank == 0: logging.warning("got %s", x)`) checks what is being traced
+    and is not reported even when it shows a tensor; under a tensor test it is. Loggers are
+    recognised when they
     are module-level names bound to `logging.getLogger(...)` or `tf.get_logger()`; a logger
     kept in an attribute (`self.logger`) is not. Code inside `if tf.executing_eagerly():`
     never runs while tracing and is not flagged, nor is code run through `tf.py_function`.
@@ -203,7 +208,10 @@ class PythonIoSideEffect(Rule):
 
     def _log_message(self, node: cst.Call, spelled: str) -> Optional[str]:
         """Logging is reported when it shows a tensor's value or sits in a graph loop; static
-        trace-time information (shapes, dtypes, configuration) is logged on purpose."""
+        trace-time information (shapes, dtypes, configuration) is logged on purpose, and so
+        is a warning about a condition decided while tracing."""
+        if self._static_warning(node):
+            return None
         if any(_shows_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
                     f"its value on every call; {_VALUE_FIX}")
@@ -211,6 +219,25 @@ class PythonIoSideEffect(Rule):
             return (f"{spelled} in a graph loop (tf.range, tensor or dataset) logs once while "
                     f"tracing, not on every iteration; {_LOOP_FIX}")
         return None
+
+    def _static_warning(self, node: cst.Call) -> bool:
+        """A warning (or error) under ``if`` tests that are all Python values while tracing
+        (``if loss.shape.rank == 0: logging.warning(...)``): a check of what is being traced,
+        made once per trace by design. Under a tensor test AutoGraph builds a ``tf.cond`` and
+        the message would be expected each time the condition holds: still reported."""
+        func = node.func
+        level = func.attr.value if isinstance(func, cst.Attribute) else (
+            func.value if isinstance(func, cst.Name) else "")
+        if level not in _WARNING_LEVELS:
+            return False
+        tests = []
+        ancestors = self.context.ancestors
+        for parent, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+                break
+            if isinstance(parent, cst.If) and child is not parent.test:
+                tests.append(parent.test)
+        return bool(tests) and not any(is_tainted(self.context, test) for test in tests)
 
     @staticmethod
     def _is_log_function(qualified: str) -> bool:
