@@ -55,3 +55,26 @@ def test_project_decorator_that_wraps_tf_function_is_an_entry_point(capsys):
         (7, "@utils.function (wraps tf.function) at line 5"),
         (13, "@utils.function (wraps tf.function) at line 11"),
     ]
+
+
+def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
+    from tffunc_lint import runner
+    from tffunc_lint.config import Settings
+
+    rounds = []
+    original = runner._map
+
+    def counting(jobs, workers):
+        rounds.append(sorted(job[0].rpartition("/")[2] for job in jobs))
+        return original(jobs, workers)
+
+    monkeypatch.setattr(runner, "_map", counting)
+    files = sorted(str(p) for p in (PROJECT / "proj").glob("*.py"))
+    settings = Settings().resolved()
+    runner.lint_project(files, lambda path: settings)
+    first, again = rounds
+    assert len(first) == len(files)
+    # Traced only from another module, or asking a predicate another module defines.
+    assert {"losses.py", "cycle_b.py", "tokenizer.py"} <= set(again)
+    # Nothing traced there, alone or in the project: one pass is enough.
+    assert "utils.py" not in again and "eager.py" not in again

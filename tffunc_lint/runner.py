@@ -39,6 +39,15 @@ def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
         return list(pool.map(_lint_job, jobs, chunksize=chunk))
 
 
+def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
+    """The project knows more than the file alone: other traced functions, other one-time
+    set-up, or predicates the file could not resolve (a reason's wording may differ)."""
+    alone = alone or ModuleView({}, {})
+    once = {key for key, reason in project.traced.items() if reason.once}
+    return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
+            or once != {key for key, reason in alone.traced.items() if reason.once})
+
+
 def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
                  fix: bool = False, workers: int = 1) -> List[FileResult]:
     """Lint ``files`` together, so calls between them are followed."""
@@ -53,7 +62,7 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
         if result.index is None:
             continue
         view = ModuleView(traced[result.path], graph.predicates_of(result.index))
-        if view != result.view:
+        if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view))
     if again:
         redone: Dict[str, FileResult] = {r.path: r for r in _map(again, workers)}
