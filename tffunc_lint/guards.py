@@ -24,6 +24,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from .names import ast_dotted_name
+
 #: A predicate's polarity: EAGER — its result being true means nothing is traced;
 #: GRAPH — its result being false means nothing is traced.
 EAGER, GRAPH = "eager", "graph"
@@ -85,14 +87,8 @@ class GuardReader:
         """Local names bound once to a test (``use_tf = self._use_tf_workflow()``)."""
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        parts.append(node.id)
-        return self.resolve(".".join(reversed(parts)))
+        dotted = ast_dotted_name(node)
+        return self.resolve(dotted) if dotted else None
 
     def untraced_if(self, test: ast.expr, value: bool) -> Condition:
         """When ``test`` evaluates to ``value``, is nothing being traced?"""

@@ -40,7 +40,7 @@ from .container_provenance import module_scopes
 from .cst_walk import children
 from .index import DATASET_CHAIN_METHODS
 from .names import assigned_names
-from .tensor_taint import is_operation, tensor_parameters
+from .tensor_taint import annotation_tree, is_operation, tensor_parameters
 
 #: TensorFlow operations that return a Python list or tuple of tensors: a ``for`` over
 #: their result is a Python loop, unrolled while tracing.
@@ -70,14 +70,8 @@ def python_container_annotation(annotation: Optional[cst.Annotation]) -> bool:
     """``List[tf.Tensor]``, ``Sequence[Union[int, tf.Tensor]]``, ``Optional[tuple]``,
     ``"list[int]"``: the parameter holds a Python container, whatever its items are, so a
     ``for`` over it is a Python loop even if the annotation names ``tf.Tensor``."""
-    if annotation is None:
-        return False
-    code = cst.Module(body=[]).code_for_node(annotation.annotation)
-    try:
-        tree = ast.parse(code, mode="eval").body
-        if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
-            tree = ast.parse(tree.value, mode="eval").body
-    except SyntaxError:
+    tree = annotation_tree(annotation)
+    if tree is None:
         return False
     return python_container_type(tree)
 

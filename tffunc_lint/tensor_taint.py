@@ -123,10 +123,11 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
 
 
 # -- parameters ---------------------------------------------------------------------------------
-def _annotation_tree(param: cst.Param) -> Optional[ast.expr]:
-    if param.annotation is None:
+def annotation_tree(annotation: Optional[cst.Annotation]) -> Optional[ast.expr]:
+    """The ``ast`` form of an annotation, string annotations read as the code they hold."""
+    if annotation is None:
         return None
-    code = cst.Module(body=[]).code_for_node(param.annotation.annotation)
+    code = cst.Module(body=[]).code_for_node(annotation.annotation)
     try:
         tree = ast.parse(code, mode="eval").body
         if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
@@ -188,7 +189,7 @@ def tensor_parameters(params: cst.Parameters, is_method: bool, entry: bool) -> S
         every = every[1:]
     names = set()
     for param in every:
-        annotation = _annotation_tree(param)
+        annotation = annotation_tree(param.annotation)
         if _tensor_annotation(annotation) or (
                 entry and not _python_literal(param.default)
                 and not _python_annotation(annotation)):
