@@ -266,26 +266,21 @@ def _own_nodes(body: Sequence[ast.stmt]):
 
 
 # -- one-time initialisation ---------------------------------------------------------------
-def _self_attribute(node: ast.expr) -> Optional[str]:
-    """``self.x`` / ``cls.x`` spelled ``"self.x"``; a plain name ``x`` spelled ``"x"``; an
-    item of either (``cache[0]``) spelled as its container."""
+def _tested(node: ast.expr) -> Optional[str]:
+    """The dotted name a test reads (``self.x``, ``NAME``); an item of one (``cache[0]``)
+    is spelled as its container."""
     while isinstance(node, ast.Subscript):
         node = node.value
-    if isinstance(node, ast.Name):
-        return node.id
-    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id in ("self", "cls")):
-        return f"self.{node.attr}"
-    return None
+    return ast_dotted_name(node)
 
 
 def _attribute_test(node: ast.expr) -> Optional[str]:
-    """``hasattr(self, "x")`` / ``getattr(self, "x", None)`` → ``"self.x"``."""
+    """``hasattr(obj, "x")`` / ``getattr(obj, "x", None)`` → ``"obj.x"``."""
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in ("hasattr", "getattr") and len(node.args) >= 2
-            and isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")
             and _string(node.args[1])):
-        return f"self.{_string(node.args[1])}"
+        base = ast_dotted_name(node.args[0])
+        return f"{base}.{_string(node.args[1])}" if base else None
     return None
 
 
@@ -293,21 +288,26 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def init_targets(test: ast.expr) -> FrozenSet[str]:
-    """What ``test`` being true finds not yet set up, as ``self.x`` or a name: ``x is None``,
-    ``not x``, ``not hasattr(self, "x")``, ``getattr(self, "x", None) is None``, and
-    ``or``/``and`` combinations holding one. Empty when it is no such test."""
+def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
+    """What ``test`` being true finds not yet set up, as dotted names (``self.x``, ``x``):
+    ``x is None``, ``x == None``, ``not x``, ``not hasattr(self, "x")``,
+    ``getattr(self, "x", None) is None``, and ``and``/``or`` combinations holding one.
+    Empty when it is no such test.
+
+    For ``or``, the names of any branch count (the guarded code sets one of them up);
+    with ``certain``, only names every branch finds unset.
+    """
     if isinstance(test, ast.BoolOp):
-        found: FrozenSet[str] = frozenset()
-        for value in test.values:
-            found |= init_targets(value)
-        return found
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
-            and _is_none(test.comparators[0])):
-        name = _self_attribute(test.left) or _attribute_test(test.left)
+        parts = [init_targets(value, certain) for value in test.values]
+        if certain and isinstance(test.op, ast.Or):
+            return frozenset.intersection(*parts)
+        return frozenset().union(*parts)
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.Eq)) and _is_none(test.comparators[0])):
+        name = _attribute_test(test.left) or _tested(test.left)
         return frozenset([name]) if name else frozenset()
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        name = _self_attribute(test.operand) or _attribute_test(test.operand)
+        name = _attribute_test(test.operand) or _tested(test.operand)
         return frozenset([name]) if name else frozenset()
     return frozenset()
 
@@ -317,9 +317,9 @@ def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""
     if (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0])):
-        name = _self_attribute(test.left) or _attribute_test(test.left)
+        name = _attribute_test(test.left) or _tested(test.left)
     else:
-        name = _attribute_test(test) or _self_attribute(test)
+        name = _attribute_test(test) or _tested(test)
     return frozenset([name]) if name else frozenset()
 
 

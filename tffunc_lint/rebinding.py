@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
+from .guards import init_targets
 from .index import CALLED, bound_names, iter_statements
 from .names import ast_dotted_name, function_local_names
 
@@ -142,44 +143,16 @@ def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
     return found
 
 
-def unset_when(test: ast.expr) -> FrozenSet[str]:
-    """Dotted names that are still unset (``None`` or falsy) whenever ``test`` holds:
-    ``x is None``, ``x == None``, ``not x``, ``not hasattr(obj, "x")`` (``obj.x``), and
-    ``and``/``or`` combinations of them."""
-    if isinstance(test, ast.BoolOp):
-        parts = [unset_when(value) for value in test.values]
-        if isinstance(test.op, ast.And):
-            return frozenset().union(*parts)
-        return frozenset.intersection(*parts)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = test.operand
-        if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
-                and inner.func.id == "hasattr" and len(inner.args) == 2
-                and isinstance(inner.args[1], ast.Constant)
-                and isinstance(inner.args[1].value, str)):
-            base = ast_dotted_name(inner.args[0])
-            return frozenset({f"{base}.{inner.args[1].value}"}) if base else frozenset()
-        name = ast_dotted_name(inner)
-        return frozenset({name}) if name else frozenset()
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], (ast.Is, ast.Eq))
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None):
-        name = ast_dotted_name(test.left)
-        return frozenset({name}) if name else frozenset()
-    return frozenset()
-
-
 def guarded_statements(body: List[ast.stmt], unset: FrozenSet[str] = frozenset()
                        ) -> Iterator[Tuple[ast.stmt, FrozenSet[str]]]:
     """Statements of one scope (nested scopes excluded), each with the dotted names its
-    enclosing ``if`` tests say are still unset there (see ``unset_when``)."""
+    enclosing ``if`` tests say are still unset there (see ``guards.init_targets``)."""
     for node in body:
         yield node, unset
         if isinstance(node, _SCOPES):
             continue
         if isinstance(node, ast.If):
-            yield from guarded_statements(node.body, unset | unset_when(node.test))
+            yield from guarded_statements(node.body, unset | init_targets(node.test, certain=True))
             yield from guarded_statements(node.orelse, unset)
             continue
         if isinstance(node, _LOOPS):  # a loop body may bind the name again
@@ -720,7 +693,8 @@ class _AttributeWalker:
                 continue
             if isinstance(node, ast.If):
                 prefix = f"{where.self_name}."
-                unset = frozenset(name[len(prefix):] for name in unset_when(node.test)
+                tested = init_targets(node.test, certain=True)
+                unset = frozenset(name[len(prefix):] for name in tested
                                   if where.self_name and name.startswith(prefix)
                                   and "." not in name[len(prefix):])
                 self.walk(node.body, _replace(where, unset=where.unset | unset), calls)
