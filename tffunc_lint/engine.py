@@ -21,7 +21,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -31,6 +31,7 @@ from .config import Settings
 from .cst_walk import children
 from .finding import Finding, TraceReason
 from .files import module_name_for
+from .container_provenance import in_lazy_initialization
 from .eager_branches import in_eager_branch
 from .graph_context import GraphContext, ModuleView, TracedFunction
 from .index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
@@ -101,10 +102,12 @@ class FileContext:
             return None
         return self.graph.predicates.get((self.function.key, spelling))
 
-    @property
-    def once(self) -> bool:
-        """The traced function runs only on the first trace (one-time initialisation)."""
-        return self.reason is not None and self.reason.once
+    def in_one_time_setup(self, targets: Iterable[str] = ()) -> bool:
+        """The node being visited sets state up once, on the first trace: in a function
+        reached only through one-time initialisation, or under a lazy guard in its own
+        function (``if self.x is None:``; see ``in_lazy_initialization``)."""
+        return ((self.reason is not None and self.reason.once)
+                or in_lazy_initialization(self.ancestors, targets))
 
     def fact(self, name: str, compute: Callable[["FileContext"], object]):
         """A module-wide analysis, computed once per file and shared by the rules."""

@@ -83,7 +83,7 @@ class GuardReader:
                  aliases: Optional[Dict[str, Optional[ast.expr]]] = None):
         self.resolve = resolve
         self.callee = callee
-        self.aliases = aliases or {}
+        self.aliases = aliases if aliases is not None else {}
         """Local names bound once to a test (``use_tf = self._use_tf_workflow()``)."""
 
     def _qualified(self, node: ast.expr) -> Optional[str]:

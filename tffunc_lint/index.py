@@ -290,6 +290,8 @@ class _Scope:
         self.known_false: Tuple[ast.expr, ...] = ()
         """Tests of earlier ``if <test>: return`` in the enclosing blocks."""
         self.aliases: Dict[str, Optional[ast.expr]] = {}
+        self.reader: Optional[guards.GuardReader] = None
+        """Reads this function's tests; shared by its guarded copies."""
 
     def lookup(self, name: str) -> Optional[FunctionKey]:
         scope: Optional[_Scope] = self
@@ -312,6 +314,7 @@ class _Scope:
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
         scope.known_false, scope.aliases = self.known_false, self.aliases
+        scope.reader = self.reader
         return scope
 
 
@@ -400,6 +403,7 @@ class _Indexer:
                     self.pending_decorated.append(
                         (found, key, f"@{ast_dotted_name(target)}", decorator.lineno))
         inner = _Scope(info, scope if scope.function else None, scope.cls)
+        inner.reader = self._new_reader(inner)
         self._visit_block(node.body, inner)
         if len(node.args.args) <= 1 and not node.args.vararg and not node.args.kwonlyargs:
             reader = self._guard_reader(inner)
@@ -412,6 +416,12 @@ class _Indexer:
 
     # tests ---------------------------------------------------------------------------------
     def _guard_reader(self, scope: _Scope) -> guards.GuardReader:
+        """One reader per function (its copies share names, classes and aliases)."""
+        if scope.reader is None:
+            scope.reader = self._new_reader(scope)
+        return scope.reader
+
+    def _new_reader(self, scope: _Scope) -> guards.GuardReader:
         def callee(func: ast.expr) -> Optional[Target]:
             target = self._callable(func, scope)
             if target is None or target[0] not in ("local", "name", "method", "super",

@@ -6,8 +6,7 @@ from typing import Optional, Set, Tuple
 import libcst as cst
 
 from ..container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
-                                    in_lazy_initialization, is_entry_point, origin,
-                                    outliving_names)
+                                    is_entry_point, origin, outliving_names)
 from ..names import dotted_name
 from ..rule import Rule
 
@@ -221,7 +220,7 @@ class ExternalContainerMutation(Rule):
         return is_entry_point(self.context.reason)
 
     def _report(self, node: cst.CSTNode, found: Origin, name: str) -> None:
-        if self.context.once or in_lazy_initialization(self.context.ancestors, (name,)):
+        if self.context.in_one_time_setup((name,)):
             return
         self.report(node, f"{found.description} outlives the call: mutating it happens only "
                           "while tf.function traces (not on every call) and leaks symbolic "

@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..container_provenance import (Provenance, in_lazy_initialization, module_scopes, origin,
+from ..container_provenance import (Provenance, module_scopes, origin,
                                     outliving_names)
 from ..names import dotted_name
 from ..rule import Rule
@@ -212,8 +212,7 @@ class PythonStateMutation(Rule):
     def _exempt(self, target: str) -> bool:
         function = self.context.function
         name = function.qualname.rpartition(".")[2] if function is not None else ""
-        return (name in _SET_UP_METHODS or "build" in name.lower() or self.context.once
-                or in_lazy_initialization(self.context.ancestors, (target,)))
+        return (name in _SET_UP_METHODS or "build" in name.lower() or self.context.in_one_time_setup((target,)))
 
     def _creates_state(self, value: cst.BaseExpression) -> bool:
         """A new variable, weight or Keras layer: TFF301's business, not this rule's."""

@@ -4,7 +4,6 @@ import re
 
 import libcst as cst
 
-from ..container_provenance import in_lazy_initialization
 from ..names import dotted_name
 from ..rule import Rule
 
@@ -129,5 +128,5 @@ class VariableCreatedInTfFunction(Rule):
         """The singleton pattern (``if self.v is None:``, ``if not hasattr(...)``,
         ``if not self.built:``), or a ``build()`` method."""
         function = self.context.function
-        return (self.context.once or in_lazy_initialization(self.context.ancestors)
+        return (self.context.in_one_time_setup()
                 or (function is not None and function.qualname.rpartition(".")[2] == "build"))
