@@ -167,18 +167,9 @@ class ExternalContainerMutation(Rule):
             return
         method = func.attr.value
         name, depth = _base(func.value)
-        if name is None:
-            return
-        found = origin(self.context, name)
-        if not found.outlives_call:
-            return
-        if found.provenance is Provenance.PARAMETER:
-            if method in _CONTAINER_ONLY and self._entry_point():
-                self._report_parameter(node, found)
-            return
-        if found.kind is None or (depth and method not in _CONTAINER_ONLY):
-            return
-        self._report(node, found, name)
+        # ``x.update(...)`` may be a tensor method; ``x[0].add(...)`` may mutate an item.
+        self._mutation(node, name, parameter=method in _CONTAINER_ONLY,
+                       container=not depth or method in _CONTAINER_ONLY)
 
     # -- item assignment and deletion --------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -203,17 +194,24 @@ class ExternalContainerMutation(Rule):
         if not isinstance(target, cst.Subscript):
             return
         name, _ = _base(target.value)
+        self._mutation(statement, name, parameter=_string_key(target), container=True)
+
+    def _mutation(self, node: cst.CSTNode, name: Optional[str], *, parameter: bool,
+                  container: bool) -> None:
+        """``name`` is mutated at ``node``: reported when it outlives the call. A parameter
+        only when the mutation is one of a Python container (``parameter``) in an entry
+        point; another name only when it holds a container (``container``)."""
         if name is None:
             return
         found = origin(self.context, name)
         if not found.outlives_call:
             return
         if found.provenance is Provenance.PARAMETER:
-            if _string_key(target) and self._entry_point():
-                self._report_parameter(statement, found)
+            if parameter and self._entry_point():
+                self._report_parameter(node, found)
             return
-        if found.kind is not None:
-            self._report(statement, found, name)
+        if found.kind is not None and container:
+            self._report(node, found, name)
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:
