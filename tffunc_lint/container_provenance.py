@@ -504,28 +504,6 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
 
 
 # -- one-time initialisation -------------------------------------------------------------------
-_BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
-
-
-def _is_lazy_guard(test: cst.BaseExpression) -> bool:
-    """``x is None``, ``not hasattr(...)``, ``not self.built`` (or another flag saying
-    "built"/"initialized"), or a boolean combination holding one."""
-    if isinstance(test, cst.BooleanOperation):
-        return _is_lazy_guard(test.left) or _is_lazy_guard(test.right)
-    if isinstance(test, cst.Comparison):
-        return any(
-            isinstance(target.operator, cst.Is)
-            and isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-            for target in test.comparisons)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = test.expression
-        if isinstance(inner, cst.Attribute):
-            return bool(_BUILT_FLAG.search(inner.attr.value))
-        return (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name)
-                and inner.func.value == "hasattr")
-    return False
-
-
 def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[str] = ()
                            ) -> bool:
     """Whether the node being visited sits in the body of ``if self.x is None:`` (or
@@ -542,7 +520,7 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return False
         if isinstance(node, cst.If) and child is node.body:
-            if _is_lazy_guard(node.test):
+            if _read_test(node.test, guards.lazy_guard):
                 return True
             tested = _read_test(node.test, guards.init_targets) if targets else frozenset()
             if tested and (targets & tested or _sets(_statements(node.body), tested)):
@@ -561,7 +539,8 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
     return False
 
 
-def _read_test(test: cst.BaseExpression, read) -> FrozenSet[str]:
+def _read_test(test: cst.BaseExpression, read):
+    """``read`` applied to the ``ast`` form of a LibCST test (empty if it has none)."""
     tree = as_ast(test)
     return read(tree) if tree is not None else frozenset()
 

@@ -22,6 +22,7 @@ code, by the rules (for the node they are about to report):
 from __future__ import annotations
 
 import ast
+import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from .names import ast_dotted_name
@@ -310,6 +311,27 @@ def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
         name = _attribute_test(test.operand) or _tested(test.operand)
         return frozenset([name]) if name else frozenset()
     return frozenset()
+
+
+_BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
+
+
+def lazy_guard(test: ast.expr) -> bool:
+    """The singleton pattern's test, whatever the guarded code sets: ``x is None``,
+    ``not hasattr(...)``, ``not self.built`` (or another flag saying "built"/"initialized"),
+    or a boolean combination holding one."""
+    if isinstance(test, ast.BoolOp):
+        return any(lazy_guard(value) for value in test.values)
+    if isinstance(test, ast.Compare):
+        return any(isinstance(op, ast.Is) and _is_none(comparator)
+                   for op, comparator in zip(test.ops, test.comparators))
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, ast.Attribute):
+            return bool(_BUILT_FLAG.search(inner.attr))
+        return (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                and inner.func.id == "hasattr")
+    return False
 
 
 def initialised_targets(test: ast.expr) -> FrozenSet[str]:
