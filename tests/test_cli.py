@@ -1,4 +1,4 @@
-"""The ``tffunc-lint`` command line, run in-process through ``tffunc_lint.cli.main``.
+"""The ``tffunc-lint`` command line, run in-process through ``tffunc_lint.doors.cli.main``.
 
 Every test runs in its own empty working directory (``tmp_path``), so the paths printed are
 the relative ones the test passed. Expected output is spelled out line by line; rule messages
@@ -19,10 +19,10 @@ from typing import List, Optional, Tuple, Union
 
 import pytest
 
-import tffunc_lint.cli
+import tffunc_lint.doors.cli
 import tffunc_lint.runner
 from tffunc_lint import __version__
-from tffunc_lint.cli import main
+from tffunc_lint.doors.cli import main
 from tffunc_lint.docs import render_rule
 from tffunc_lint.rule import all_rules, rule_by_code_or_name
 

@@ -1,6 +1,6 @@
 """Engine internals that fixtures cannot reach."""
 
-from tffunc_lint.graph_context import GraphContext
+from tffunc_lint.analysis.graph_context import GraphContext
 
 from .conftest import PACKAGE_FIXTURES, expected_findings, lint_snippet
 

@@ -4,8 +4,8 @@ import ast
 
 import pytest
 
-from tffunc_lint import guards
-from tffunc_lint.names import NameTable
+from tffunc_lint.analysis import guards
+from tffunc_lint.analysis.names import NameTable
 
 NAMES = NameTable({"tf": "tensorflow", "np": "numpy", "keras": "keras", "torch": "torch"})
 

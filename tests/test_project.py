@@ -2,7 +2,7 @@
 
 import json
 
-from tffunc_lint.cli import main
+from tffunc_lint.doors.cli import main
 
 from .conftest import ROOT, expected_findings
 

@@ -44,22 +44,22 @@ SCRIPT = textwrap.dedent('''\
     path = sys.argv[1]
     report = {"tensorflow_findable": importlib.util.find_spec("tensorflow") is not None}
 
-    import tffunc_lint.cli
-    import tffunc_lint.flake8_plugin
+    import tffunc_lint.doors.cli
+    import tffunc_lint.doors.flake8_plugin
 
     # The CLI door.
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        report["cli_exit"] = tffunc_lint.cli.main(
+        report["cli_exit"] = tffunc_lint.doors.cli.main(
             ["--isolated", "--output-format", "json", "-j", "1", path])
     report["cli_codes"] = sorted({item["code"] for item in json.loads(output.getvalue())})
     with contextlib.redirect_stdout(io.StringIO()):
-        report["rules_exit"] = tffunc_lint.cli.main(["rules"])
+        report["rules_exit"] = tffunc_lint.doors.cli.main(["rules"])
 
     # The plugin, called directly as flake8 calls it ...
     with open(path, encoding="utf-8") as handle:
         lines = handle.readlines()
-    plugin = tffunc_lint.flake8_plugin.Flake8Plugin(ast.parse("".join(lines)), path, lines)
+    plugin = tffunc_lint.doors.flake8_plugin.Flake8Plugin(ast.parse("".join(lines)), path, lines)
     report["plugin_codes"] = sorted({text.split()[0] for _, _, text, _ in plugin.run()})
 
     # ... and through flake8 itself, which loads it from its entry point.

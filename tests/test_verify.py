@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tffunc_lint.cli import main
+from tffunc_lint.doors.cli import main
 from tffunc_lint.rule import all_rules
 from tffunc_lint.verify.runner import (FIXTURES_DIR, HOMEWORK, RECIPES_DIR, available_claims,
                                        load_claim, verify)
@@ -170,7 +170,7 @@ def test_without_tensorflow_verify_exits_2_and_says_what_to_install():
                 return None
 
         sys.meta_path.insert(0, NoTensorFlow())
-        from tffunc_lint.cli import main
+        from tffunc_lint.doors.cli import main
         sys.exit(main(["--verify"]))
     """)
     result = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True)

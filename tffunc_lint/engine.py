@@ -3,7 +3,8 @@
 Pipeline for one file:
 
 1. decode (PEP 263) and ``ast.parse`` — cheap, and enough to build the module's
-   :class:`~tffunc_lint.names.NameTable` and :class:`~tffunc_lint.graph_context.GraphContext`;
+   :class:`~tffunc_lint.analysis.names.NameTable` and
+   :class:`~tffunc_lint.analysis.graph_context.GraphContext`;
 2. parse with LibCST only what a rule needs: the line ranges holding traced functions, or
    the whole module when a module-scope rule's trigger text occurs in the file;
 3. walk those trees once, dispatching each node to the enabled rules (traced-scope rules
@@ -21,24 +22,20 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import noqa
+from .analysis.cst_walk import children
+from .analysis.file_context import FileContext
+from .analysis.graph_context import GraphContext, ModuleView
+from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
 from .config import Settings
-from .cst_walk import children
-from .finding import Finding, TraceReason
 from .files import module_name_for
-from .container_provenance import in_lazy_initialization
-from .eager_branches import in_eager_branch
-from .graph_context import GraphContext, ModuleView, TracedFunction
-from .index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
-from .names import NameTable, dotted_name
+from .finding import Finding
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
-
-_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.Decorator)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -60,97 +57,6 @@ class FileResult:
     """The module's index, for joining modules into one call graph (None if unparsable)."""
     view: Optional[ModuleView] = None
     """The functions this run treated as traced, and the predicates it knew."""
-
-
-class FileContext:
-    """What a rule may ask while visiting: names, graph context, position; and ``report``."""
-
-    def __init__(self, path: str, names: NameTable, graph: GraphContext,
-                 tree: Optional[ast.Module] = None, text: str = ""):
-        self.path = path
-        self.names = names
-        self.graph = graph
-        self.tree = tree
-        """The module's ``ast`` tree, for analyses over the whole module (see ``fact``)."""
-        self.text = text
-        self.reason: Optional[TraceReason] = None
-        self.function: Optional[TracedFunction] = None
-        """The traced function being visited (None in module-scope code)."""
-        self.local_names: FrozenSet[str] = frozenset()
-        self.unsafe_fixes = False
-        self._facts: Dict[str, object] = {}
-        self.ancestors: List[cst.CSTNode] = []
-        self.findings: List[Finding] = []
-        self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self.pending: List[Tuple] = []
-        self.line_offset = 0
-
-    # -- queries for rules ------------------------------------------------------------------
-    def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
-        """Canonical name of ``node`` (``tensorflow.Variable``, ``builtins.print``) or None."""
-        dotted = dotted_name(node)
-        if dotted is None:
-            return None
-        return self.names.resolve(dotted, self.local_names)
-
-    def in_eager_branch(self) -> bool:
-        """The node being visited runs only when nothing is traced (see ``eager_branches``)."""
-        return in_eager_branch(self.ancestors, self.qualified_name, self._predicate)
-
-    def _predicate(self, spelling: str) -> Optional[str]:
-        if self.function is None:
-            return None
-        return self.graph.predicates.get((self.function.key, spelling))
-
-    def in_one_time_setup(self, targets: Iterable[str] = ()) -> bool:
-        """The node being visited sets state up once, on the first trace: in a function
-        reached only through one-time initialisation, or under a lazy guard in its own
-        function (``if self.x is None:``; see ``in_lazy_initialization``)."""
-        return ((self.reason is not None and self.reason.once)
-                or in_lazy_initialization(self.ancestors, targets))
-
-    def fact(self, name: str, compute: Callable[["FileContext"], object]):
-        """A module-wide analysis, computed once per file and shared by the rules."""
-        if name not in self._facts:
-            self._facts[name] = compute(self)
-        return self._facts[name]
-
-    def module_alias(self, qualified: str) -> Optional[str]:
-        """How this module spells an imported module, e.g. ``tf`` for ``tensorflow``."""
-        return self.names.local_alias(qualified)
-
-    @property
-    def traced(self) -> bool:
-        return self.reason is not None
-
-    # -- reporting ----------------------------------------------------------------------------
-    def report(self, rule: Rule, node: cst.CSTNode, message: str,
-               replacement: Optional[cst.CSTNode]) -> None:
-        statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
-        traced = self.reason if rule.scope is Scope.TRACED else None
-        if replacement is not None:
-            self.replacements[node] = replacement
-        self.pending.append((rule, node, statement, message, traced, replacement is not None))
-
-    def materialize(self, positions) -> None:
-        """Turn the walk's reports into findings, now that positions are known."""
-        offset = self.line_offset
-        for rule, node, statement, message, traced, fixable in self.pending:
-            position = positions[node]
-            self.findings.append(Finding(
-                path=self.path,
-                line=position.start.line + offset,
-                column=position.start.column + 1,
-                end_line=position.end.line + offset,
-                end_column=position.end.column + 1,
-                code=rule.code, name=rule.name, message=message,
-                reason=traced.render(self.path) if traced else None,
-                trace=tuple((link.how, link.path, link.line) for link in traced.chain())
-                if traced else (),
-                fixable=fixable,
-                statement_line=positions[statement].start.line + offset,
-            ))
-        self.pending = []
 
 
 class _KeyMismatch(Exception):

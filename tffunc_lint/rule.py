@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Pattern, Tuple
 import libcst as cst
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import FileContext
+    from .analysis.file_context import FileContext
 
 DOC_SECTIONS = (
     "What it does",
@@ -84,7 +84,8 @@ class Rule:
         if it changes what the program does (applied only with ``--unsafe-fixes``)."""
         if unsafe and not self.context.unsafe_fixes:
             replacement = None
-        self.context.report(self, node, message or self.message, replacement)
+        self.context.report(self, node, message or self.message, replacement,
+                            traced=self.scope is Scope.TRACED)
 
     # -- documentation --------------------------------------------------------------------
     @classmethod

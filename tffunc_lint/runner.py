@@ -2,7 +2,7 @@
 
 1. Every file is linted on its own, in worker processes; each result carries the module's
    index and the functions found traced from inside the module.
-2. The indexes are joined into one :class:`~tffunc_lint.graph_context.ProjectGraph`, seeded
+2. The indexes are joined into one :class:`~tffunc_lint.analysis.graph_context.ProjectGraph`, seeded
    with those per-module results, and traced code is followed across imports.
 3. Only files where step 2 learnt more (other traced functions, or what a predicate imported
    from another module says) are linted again, with that knowledge.
@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings
 from .engine import FileResult, lint_file
-from .graph_context import ModuleView, ProjectGraph
+from .analysis.graph_context import ModuleView, ProjectGraph
 
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16

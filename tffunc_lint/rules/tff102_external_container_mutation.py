@@ -5,9 +5,9 @@ from typing import Optional, Set, Tuple
 
 import libcst as cst
 
-from ..container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
-                                    is_entry_point, origin, outliving_names)
-from ..names import dotted_name
+from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
+                                             is_entry_point, origin, outliving_names)
+from ..analysis.names import dotted_name
 from ..rule import Rule
 
 #: Methods that change a list, dict, set or deque in place.

@@ -5,9 +5,9 @@ from typing import Optional
 
 import libcst as cst
 
-from ..container_provenance import (Provenance, module_scopes, origin,
-                                    outliving_names)
-from ..names import dotted_name
+from ..analysis.container_provenance import (Provenance, module_scopes, origin,
+                                             outliving_names)
+from ..analysis.names import dotted_name
 from ..rule import Rule
 
 #: Methods whose assignments set a new object up, not change its state; and any method

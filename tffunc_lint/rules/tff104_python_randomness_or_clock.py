@@ -6,8 +6,8 @@ from typing import FrozenSet, Optional
 
 import libcst as cst
 
-from ..eager_branches import in_eager_branch
-from ..names import ast_dotted_name, dotted_name
+from ..analysis.guarded_code import in_eager_branch
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..rule import Rule
 
 _RANDOM_FIX = ("use tf.random (stateless ops such as tf.random.stateless_uniform, or a "

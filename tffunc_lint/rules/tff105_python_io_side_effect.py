@@ -6,11 +6,11 @@ from typing import FrozenSet, Optional
 
 import libcst as cst
 
-from ..index import iter_statements
-from ..loop_kind import in_graph_loop
-from ..names import ast_dotted_name, dotted_name
+from ..analysis.module_index import iter_statements
+from ..analysis.loop_kind import in_graph_loop
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..rule import Rule
-from ..tensor_taint import is_tainted
+from ..analysis.tensor_taint import is_tainted
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
 _VALUE_FIX = ("use tf.print() (or tf.summary) for the value; static shapes, dtypes and names "

@@ -6,7 +6,7 @@ from typing import Dict, FrozenSet
 
 import libcst as cst
 
-from ..call_sites import call_sites
+from ..analysis.call_sites import call_sites
 from ..rule import Rule
 
 

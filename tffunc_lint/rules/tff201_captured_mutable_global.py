@@ -7,7 +7,7 @@ from typing import Set, Tuple
 
 import libcst as cst
 
-from ..rebinding import CLOSURE, Rebinding
+from ..analysis.rebinding import CLOSURE, Rebinding
 from ..rule import Rule
 
 #: Parents under which a ``Name`` is not a read of a variable.

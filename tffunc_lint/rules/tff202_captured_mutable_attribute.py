@@ -7,7 +7,7 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..rebinding import AttributeRebinding, attribute_rebinding
+from ..analysis.rebinding import AttributeRebinding, attribute_rebinding
 from ..rule import Rule
 
 #: Where an attribute is written, not read.

@@ -2,9 +2,9 @@
 
 import libcst as cst
 
-from ..names import dotted_name
+from ..analysis.names import dotted_name
 from ..rule import Rule
-from ..tensor_taint import is_tainted
+from ..analysis.tensor_taint import is_tainted
 
 #: NumPy functions that read only static properties (``.shape``, ``.ndim``) or take dtypes,
 #: and so work on symbolic tensors too.

@@ -4,7 +4,7 @@ import re
 
 import libcst as cst
 
-from ..tensor_taint import is_tainted
+from ..analysis.tensor_taint import is_tainted
 from ..rule import Rule
 
 

@@ -4,7 +4,7 @@ import re
 
 import libcst as cst
 
-from ..names import dotted_name
+from ..analysis.names import dotted_name
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")

@@ -9,11 +9,11 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..graph_context import ProjectGraph
-from ..index import CALLED, FunctionKey
-from ..names import ast_dotted_name, function_local_names, parameter_names
+from ..analysis.graph_context import ProjectGraph
+from ..analysis.module_index import CALLED, FunctionKey
+from ..analysis.names import ast_dotted_name, function_local_names, parameter_names
 from ..rule import Rule
-from ..tensor_taint import STATIC_ATTRIBUTES, STATIC_CALLS
+from ..analysis.tensor_taint import STATIC_ATTRIBUTES, STATIC_CALLS
 from .tff501_python_list_in_tensor_loop import python_container_type
 
 #: For each traced function of the module: the functions it calls that close a cycle of

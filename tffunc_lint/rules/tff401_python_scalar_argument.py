@@ -1,6 +1,6 @@
 """TFF401 python-scalar-argument."""
 
-from ..call_sites import CallSiteReporter
+from ..analysis.call_sites import CallSiteReporter
 from ..rule import Rule, Scope
 
 

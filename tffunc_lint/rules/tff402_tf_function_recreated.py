@@ -8,11 +8,11 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..index import TF_FUNCTION, def_key
-from ..names import ast_dotted_name, dotted_name
+from ..analysis.module_index import TF_FUNCTION, def_key
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..rule import Rule, Scope
-from ..source_lines import SourceLines, tf_function_lines
-from ..test_code import is_test_class, is_test_function, is_test_method, is_test_module
+from ..analysis.source_lines import SourceLines, tf_function_lines
+from ..analysis.test_code import is_test_class, is_test_function, is_test_method, is_test_module
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -1,6 +1,6 @@
 """TFF403 python-data-iterated-in-graph."""
 
-from ..call_sites import CallSiteReporter
+from ..analysis.call_sites import CallSiteReporter
 from ..rule import Rule, Scope
 
 

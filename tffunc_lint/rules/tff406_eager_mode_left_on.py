@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from ..rule import Rule, Scope
-from ..test_code import in_test_code, is_test_path
+from ..analysis.test_code import in_test_code, is_test_path
 
 _EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
 

@@ -13,9 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
-from . import __version__, noqa
-from .config import ConfigError, Settings, find_pyproject, load_settings
-from .engine import lint_text
+from .. import __version__, noqa
+from ..config import ConfigError, Settings, find_pyproject, load_settings
+from ..engine import lint_text
 
 
 @lru_cache(maxsize=64)

@@ -177,7 +177,7 @@ class ModuleIndex:
 
     @property
     def names(self) -> NameTable:
-        return NameTable.from_index(self)
+        return NameTable.from_bindings(self.imports, self.module_bindings)
 
     @classmethod
     def build(cls, path: str, module: str, tree: ast.Module, lines: Sequence[str],

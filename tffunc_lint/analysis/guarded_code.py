@@ -12,17 +12,22 @@ engine keeps: a branch whose test says nothing is traced (see ``guards``: eager 
 such as ``in_tf_function()``), in ``if``/``elif``/``else``, conditional expressions and
 ``and``/``or``, or code after an early exit such as ``if not tf.executing_eagerly(): return x``.
 Tests are read by the same code the index uses for call edges, on their ``ast`` form.
+
+:func:`in_lazy_initialization` answers the other question rules about Python state ask of
+the guards around a node: does it set state up once, on the first trace
+(``if self.x is None: self.x = ...``)?
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 
 import libcst as cst
 
+from . import guards
 from .guards import Condition, GuardReader
-from .names import ast_dotted_name
+from .names import ast_dotted_name, dotted_name
 
 Resolve = Callable[[cst.BaseExpression], Optional[str]]
 #: The polarity of the project predicate a no-argument call spells, if it is one.
@@ -163,5 +168,69 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
                 return True
         elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
             if _after_untraced_exit(parent.body, child, tests):
+                return True
+    return False
+
+
+# -- one-time set-up ---------------------------------------------------------------------------
+def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[str] = ()
+                           ) -> bool:
+    """Whether the node being visited sits in the body of ``if self.x is None:`` (or
+    ``if not hasattr(self, "x"):``, ``if not self.built:``) within its function: state set
+    up once, on the first trace, the documented singleton pattern.
+
+    With ``targets`` (what the node sets, ``self.x`` or a name), also under ``if not self.x:``
+    and after ``if self.x is not None: return ...``, when the guarded code sets ``self.x``
+    (this node or another statement of that code: one block of set-up).
+    """
+    targets = frozenset(targets)
+    for index in range(len(ancestors) - 1, 0, -1):
+        node, child = ancestors[index - 1], ancestors[index]
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(node, cst.If) and child is node.body:
+            if _read_test(node.test, guards.lazy_guard):
+                return True
+            tested = _read_test(node.test, guards.init_targets) if targets else frozenset()
+            if tested and (targets & tested or _sets(_statements(node.body), tested)):
+                return True
+        elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
+            body = list(node.body)
+            for position, earlier in enumerate(body):
+                if earlier is child:
+                    break
+                if not (isinstance(earlier, cst.If) and earlier.orelse is None
+                        and exits(earlier.body)):
+                    continue
+                tested = _read_test(earlier.test, guards.initialised_targets)
+                if tested and (targets & tested or _sets(body[position + 1:], tested)):
+                    return True
+    return False
+
+
+def _read_test(test: cst.BaseExpression, read):
+    """``read`` applied to the ``ast`` form of a LibCST test (empty if it has none)."""
+    tree = as_ast(test)
+    return read(tree) if tree is not None else frozenset()
+
+
+def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, cst.IndentedBlock) else [block]
+
+
+def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
+    """One of ``statements`` (at their own level) assigns one of ``names``."""
+    for statement in statements:
+        small = getattr(statement, "body", ())
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        for item in small:
+            if isinstance(item, cst.Assign):
+                found = [t.target for t in item.targets]
+            elif isinstance(item, cst.AnnAssign):
+                found = [item.target]
+            else:
+                continue
+            if any(dotted_name(target) in names for target in found):
                 return True
     return False

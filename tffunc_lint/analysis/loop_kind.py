@@ -38,7 +38,7 @@ import libcst as cst
 
 from .container_provenance import module_scopes
 from .cst_walk import children
-from .index import DATASET_CHAIN_METHODS
+from .module_index import DATASET_CHAIN_METHODS
 from .names import assigned_names
 from .tensor_taint import annotation_tree, is_operation, tensor_parameters
 

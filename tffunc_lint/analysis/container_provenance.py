@@ -20,17 +20,12 @@ import ast
 import enum
 import re
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional,
-                    Sequence, Set, Tuple)
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-import libcst as cst
-
-from . import guards
-from .eager_branches import as_ast, exits
-from .names import NameTable, ast_dotted_name, dotted_name, function_local_names, parameter_names
+from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import FileContext
+    from .file_context import FileContext
 
 
 class Provenance(enum.Enum):
@@ -501,67 +496,3 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
         return Origin(Provenance.LOCAL, kind, f"local `{head}` of a traced function")
     name = getattr(scope, "name", "<lambda>")
     return Origin(Provenance.CLOSURE, kind, f"variable `{head}` of the enclosing `{name}`")
-
-
-# -- one-time initialisation -------------------------------------------------------------------
-def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[str] = ()
-                           ) -> bool:
-    """Whether the node being visited sits in the body of ``if self.x is None:`` (or
-    ``if not hasattr(self, "x"):``, ``if not self.built:``) within its function: state set
-    up once, on the first trace, the documented singleton pattern.
-
-    With ``targets`` (what the node sets, ``self.x`` or a name), also under ``if not self.x:``
-    and after ``if self.x is not None: return ...``, when the guarded code sets ``self.x``
-    (this node or another statement of that code: one block of set-up).
-    """
-    targets = frozenset(targets)
-    for index in range(len(ancestors) - 1, 0, -1):
-        node, child = ancestors[index - 1], ancestors[index]
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            return False
-        if isinstance(node, cst.If) and child is node.body:
-            if _read_test(node.test, guards.lazy_guard):
-                return True
-            tested = _read_test(node.test, guards.init_targets) if targets else frozenset()
-            if tested and (targets & tested or _sets(_statements(node.body), tested)):
-                return True
-        elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
-            body = list(node.body)
-            for position, earlier in enumerate(body):
-                if earlier is child:
-                    break
-                if not (isinstance(earlier, cst.If) and earlier.orelse is None
-                        and exits(earlier.body)):
-                    continue
-                tested = _read_test(earlier.test, guards.initialised_targets)
-                if tested and (targets & tested or _sets(body[position + 1:], tested)):
-                    return True
-    return False
-
-
-def _read_test(test: cst.BaseExpression, read):
-    """``read`` applied to the ``ast`` form of a LibCST test (empty if it has none)."""
-    tree = as_ast(test)
-    return read(tree) if tree is not None else frozenset()
-
-
-def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    return block.body if isinstance(block, cst.IndentedBlock) else [block]
-
-
-def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
-    """One of ``statements`` (at their own level) assigns one of ``names``."""
-    for statement in statements:
-        small = getattr(statement, "body", ())
-        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            continue
-        for item in small:
-            if isinstance(item, cst.Assign):
-                found = [t.target for t in item.targets]
-            elif isinstance(item, cst.AnnAssign):
-                found = [item.target]
-            else:
-                continue
-            if any(dotted_name(target) in names for target in found):
-                return True
-    return False

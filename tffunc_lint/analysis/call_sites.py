@@ -30,7 +30,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from .index import TF_FUNCTION, FunctionKey, def_key, iter_statements
+from .module_index import TF_FUNCTION, FunctionKey, def_key, iter_statements
 from .names import ast_dotted_name, dotted_name
 from .source_lines import SourceLines, tf_function_lines
 

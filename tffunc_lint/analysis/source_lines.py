@@ -12,7 +12,7 @@ import ast
 from bisect import bisect_left
 from typing import Iterable, List
 
-from .index import TF_FUNCTION
+from .module_index import TF_FUNCTION
 
 
 def _is_word_char(text: str, index: int) -> bool:

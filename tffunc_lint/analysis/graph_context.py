@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
 from . import guards
-from .finding import TraceReason
-from .index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
+from ..finding import TraceReason
+from .module_index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
 from .names import function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]

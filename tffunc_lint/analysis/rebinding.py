@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .guards import init_targets
-from .index import CALLED, bound_names, iter_statements
+from .module_index import CALLED, bound_names, iter_statements
 from .names import ast_dotted_name, function_local_names
 
 
@@ -438,7 +438,7 @@ class Rebinding:
 
     def _reused_traces(self) -> Set[object]:
         from .graph_context import ProjectGraph
-        from .index import PASSED
+        from .module_index import PASSED
 
         index, traced = self._index, self._traced
         project = ProjectGraph([index])

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, Optional, Tuple
 
 import libcst as cst
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .index import ModuleIndex
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -100,15 +97,18 @@ class NameTable:
         self._written = written or {}
 
     @classmethod
-    def from_index(cls, index: "ModuleIndex") -> "NameTable":
+    def from_bindings(cls, imports: Iterable[Tuple[str, str]], module_bindings: Iterable[str]
+                      ) -> "NameTable":
+        """The table of a module that imports ``(name, path)`` pairs and binds
+        ``module_bindings`` otherwise (assignments, defs: not resolvable by import)."""
         bindings: Dict[str, str] = {}
         written: Dict[str, str] = {}
-        for name, path in index.imports:
+        for name, path in imports:
             target = canonical(path)
             previous = bindings.get(name)
             bindings[name] = target if previous in (None, target) else _AMBIGUOUS
             written[name] = path if bindings[name] else _AMBIGUOUS
-        for name in index.module_bindings:
+        for name in module_bindings:
             bindings[name] = written[name] = _AMBIGUOUS
         return cls(bindings, written)
 

@@ -17,15 +17,15 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import __version__
-from .config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
-                     split_list)
-from .docs import render_rule
-from .files import PathError, collect
+from .. import __version__
+from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
+                      split_list)
+from ..docs import render_rule
+from ..files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics, write_traced
-from .rule import all_rules, rule_by_code_or_name
-from .runner import lint_project
-from .verify import DEFAULT_TIMEOUT
+from ..rule import all_rules, rule_by_code_or_name
+from ..runner import lint_project
+from ..verify import DEFAULT_TIMEOUT
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -142,8 +142,8 @@ def _verify_selection(args: argparse.Namespace, homework: str) -> Callable[[str]
 
 def run_verify(args: argparse.Namespace) -> int:
     # Imported here: plain lint runs do not pay for the worker machinery.
-    from .verify.runner import (HOMEWORK, VerifyUnavailable, available_claims, verify,
-                                write_report)
+    from ..verify.runner import (HOMEWORK, VerifyUnavailable, available_claims, verify,
+                                 write_report)
 
     if args.paths:
         raise UsageError("--verify runs the shipped fixtures and takes no paths")

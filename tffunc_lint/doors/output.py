@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from typing import Iterable, List, TextIO
 
-from .finding import Finding
+from ..finding import Finding
 
 FORMATS = ("text", "json", "github")
 

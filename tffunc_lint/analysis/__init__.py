@@ -1,0 +1,31 @@
+"""The analyses rules ask: one question per module, below the rules and never importing them.
+
+Base analyses (no per-file context):
+
+- ``names``: what a name as written means (``tf.function`` → ``tensorflow.function``),
+  resolved through the module's imports, never through the text ``tf``.
+- ``module_index``: one module's imports, functions, classes, entry points and call edges,
+  built from its ``ast`` tree in one pass; picklable, joined across modules.
+- ``guards``: what an ``if`` test says about the code it guards (eager only, still unset,
+  a project predicate).
+- ``graph_context``: which functions run while TensorFlow traces, and why (the reason chain
+  every finding carries), across the modules of one run.
+- ``guarded_code``: whether the LibCST node being visited sits in an eager-only branch or in
+  one-time set-up, from its ancestors.
+- ``cst_walk``: a read-only walk over LibCST trees in source order.
+- ``test_code``: whether a module or function is test code.
+
+Per-file analyses (computed once per file through ``FileContext.fact``):
+
+- ``file_context``: the context a rule visits with (names, graph context, the traced function
+  being visited, ``report``); the file-level analyses below receive it.
+- ``container_provenance``: where a container used in traced code comes from (made by the
+  call or outliving it) and whether the module binds it to a Python container.
+- ``rebinding``: which globals, closure variables and attributes the program rebinds after a
+  traced function may have read them.
+- ``call_sites``: the call sites of the module's ``tf.function`` objects and what kind of
+  Python value each argument is.
+- ``tensor_taint``: which values of a traced function may be tensors.
+- ``loop_kind``: which loops AutoGraph turns into graph loops.
+- ``source_lines``: the lines that can hold a given name, so module scans skip the rest.
+"""

@@ -1,0 +1,126 @@
+"""The per-file context: what rules and file-level analyses may ask while a file is linted.
+
+The engine makes one :class:`FileContext` per file and keeps it current while it walks
+(``reason``/``function``: the traced function being visited, ``local_names``, ``ancestors``);
+rules ask it about names and graph context and ``report`` through it. File-level analyses
+(container provenance, rebinding, call sites …) share results through ``fact``. The base
+analyses below it (names, guards, the module index, graph context) never see it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+import libcst as cst
+
+from ..finding import Finding, TraceReason
+from .graph_context import GraphContext, TracedFunction
+from .guarded_code import in_eager_branch, in_lazy_initialization
+from .names import NameTable, dotted_name
+
+try:
+    from typing import Protocol
+except ImportError:  # pragma: no cover - Python < 3.8 is not supported anyway
+    Protocol = object  # type: ignore
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.Decorator)
+
+
+class ReportingRule(Protocol):
+    """What ``report`` reads of a rule (the rule convention lives above this module)."""
+
+    code: str
+    name: str
+
+
+class FileContext:
+    """What a rule may ask while visiting: names, graph context, position; and ``report``."""
+
+    def __init__(self, path: str, names: NameTable, graph: GraphContext,
+                 tree: Optional[ast.Module] = None, text: str = ""):
+        self.path = path
+        self.names = names
+        self.graph = graph
+        self.tree = tree
+        """The module's ``ast`` tree, for analyses over the whole module (see ``fact``)."""
+        self.text = text
+        self.reason: Optional[TraceReason] = None
+        self.function: Optional[TracedFunction] = None
+        """The traced function being visited (None in module-scope code)."""
+        self.local_names: FrozenSet[str] = frozenset()
+        self.unsafe_fixes = False
+        self._facts: Dict[str, object] = {}
+        self.ancestors: List[cst.CSTNode] = []
+        self.findings: List[Finding] = []
+        self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self.pending: List[Tuple] = []
+        self.line_offset = 0
+
+    # -- queries for rules ------------------------------------------------------------------
+    def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
+        """Canonical name of ``node`` (``tensorflow.Variable``, ``builtins.print``) or None."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        return self.names.resolve(dotted, self.local_names)
+
+    def in_eager_branch(self) -> bool:
+        """The node being visited runs only when nothing is traced (see ``guarded_code``)."""
+        return in_eager_branch(self.ancestors, self.qualified_name, self._predicate)
+
+    def _predicate(self, spelling: str) -> Optional[str]:
+        if self.function is None:
+            return None
+        return self.graph.predicates.get((self.function.key, spelling))
+
+    def in_one_time_setup(self, targets: Iterable[str] = ()) -> bool:
+        """The node being visited sets state up once, on the first trace: in a function
+        reached only through one-time initialisation, or under a lazy guard in its own
+        function (``if self.x is None:``; see ``in_lazy_initialization``)."""
+        return ((self.reason is not None and self.reason.once)
+                or in_lazy_initialization(self.ancestors, targets))
+
+    def fact(self, name: str, compute: Callable[["FileContext"], object]):
+        """A module-wide analysis, computed once per file and shared by the rules."""
+        if name not in self._facts:
+            self._facts[name] = compute(self)
+        return self._facts[name]
+
+    def module_alias(self, qualified: str) -> Optional[str]:
+        """How this module spells an imported module, e.g. ``tf`` for ``tensorflow``."""
+        return self.names.local_alias(qualified)
+
+    @property
+    def traced(self) -> bool:
+        return self.reason is not None
+
+    # -- reporting ----------------------------------------------------------------------------
+    def report(self, rule: "ReportingRule", node: cst.CSTNode, message: str,
+               replacement: Optional[cst.CSTNode], traced: bool) -> None:
+        """Record a finding of ``rule`` at ``node``; ``traced`` attaches the trace reason."""
+        statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
+        traced = self.reason if traced else None
+        if replacement is not None:
+            self.replacements[node] = replacement
+        self.pending.append((rule, node, statement, message, traced, replacement is not None))
+
+    def materialize(self, positions) -> None:
+        """Turn the walk's reports into findings, now that positions are known."""
+        offset = self.line_offset
+        for rule, node, statement, message, traced, fixable in self.pending:
+            position = positions[node]
+            self.findings.append(Finding(
+                path=self.path,
+                line=position.start.line + offset,
+                column=position.start.column + 1,
+                end_line=position.end.line + offset,
+                end_column=position.end.column + 1,
+                code=rule.code, name=rule.name, message=message,
+                reason=traced.render(self.path) if traced else None,
+                trace=tuple((link.how, link.path, link.line) for link in traced.chain())
+                if traced else (),
+                fixable=fixable,
+                statement_line=positions[statement].start.line + offset,
+            ))
+        self.pending = []
