@@ -63,7 +63,8 @@ class FileContext:
         dotted = dotted_name(node)
         if dotted is None:
             return None
-        return self.names.resolve(dotted, self.local_names)
+        line = self.function.key[1] if self.function is not None else None
+        return self.names.resolve(dotted, self.local_names, line=line)
 
     def in_eager_branch(self) -> bool:
         """The node being visited runs only when nothing is traced (see ``guarded_code``)."""

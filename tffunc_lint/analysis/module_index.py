@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import guards
-from .names import NameTable, ast_dotted_name
+from .names import ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -173,11 +173,18 @@ class ModuleIndex:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["nodes"] = {}
+        state.pop("_names", None)
         return state
+
+    bindings: List[Binding] = field(default_factory=list)
+    """How module-level statements bind names, in statement order (see ``NameTable``)."""
 
     @property
     def names(self) -> NameTable:
-        return NameTable.from_bindings(self.imports, self.module_bindings)
+        table = self.__dict__.get("_names")
+        if table is None:
+            table = self.__dict__["_names"] = NameTable.from_statements(self.bindings)
+        return table
 
     @classmethod
     def build(cls, path: str, module: str, tree: ast.Module, lines: Sequence[str],
@@ -252,23 +259,64 @@ def resolve_relative(module: str, is_package: bool, level: int, target: Optional
     return ".".join(parts + ([target] if target else []))
 
 
+def _handlers(body: Sequence[ast.stmt]) -> Iterator[ast.ExceptHandler]:
+    for node in iter_statements(body, into_scopes=False):
+        if isinstance(node, ast.Try):
+            yield from node.handlers
+
+
+def _is_none_assignment(node: ast.stmt) -> bool:
+    """``tf = None`` (in an ``except ImportError:``, the module is missing, not rebound)."""
+    return (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+            and node.value.value is None
+            and all(isinstance(t, ast.Name) for t in node.targets))
+
+
+def _alias(node: ast.stmt) -> Optional[Tuple[str, str]]:
+    """``keras = tf.keras``: (name, dotted name assigned)."""
+    if (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        dotted = ast_dotted_name(node.value)
+        if dotted is not None:
+            return node.targets[0].id, dotted
+    return None
+
+
 def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_package: bool) -> None:
     for node in iter_statements(tree.body, into_scopes=False):
         index.module_bindings.update(bound_names(node))
+    straight = {id(node) for node in tree.body}
+    fallbacks = {id(node) for handler in _handlers(tree.body) for node in handler.body
+                 if _is_none_assignment(node)}
     for node in iter_statements(tree.body):
+        line, direct = node.lineno, id(node) in straight
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    index.imports.append((alias.asname, alias.name))
+                    pair = (alias.asname, alias.name)
                 else:
                     top = alias.name.partition(".")[0]
-                    index.imports.append((top, top))
+                    pair = (top, top)
+                index.imports.append(pair)
+                index.bindings.append((*pair[:1], line, IMPORT, pair[1], direct))
         elif isinstance(node, ast.ImportFrom):
             base = (resolve_relative(module, is_package, node.level, node.module)
                     if node.level else node.module)
             for alias in node.names:
                 if alias.name != "*" and base:
-                    index.imports.append((alias.asname or alias.name, f"{base}.{alias.name}"))
+                    name = alias.asname or alias.name
+                    index.imports.append((name, f"{base}.{alias.name}"))
+                    index.bindings.append((name, line, IMPORT, f"{base}.{alias.name}", direct))
+    for node in iter_statements(tree.body, into_scopes=False):
+        alias = _alias(node)
+        if alias is not None:
+            index.bindings.append((alias[0], node.lineno, ALIAS, alias[1], id(node) in straight))
+        elif id(node) in fallbacks:
+            for name in bound_names(node):
+                index.bindings.append((name, node.lineno, FALLBACK, "", False))
+        else:
+            for name in bound_names(node):
+                index.bindings.append((name, node.lineno, OTHER, "", id(node) in straight))
 
 
 # -- the one pass over expressions ------------------------------------------------------------
@@ -431,7 +479,7 @@ class _Indexer:
             if dotted and scope.function is not None:
                 scope.function.guard_calls[dotted] = target
             return target
-        return guards.GuardReader(self.names.resolve, callee, scope.aliases)
+        return guards.GuardReader(self._resolve, callee, scope.aliases)
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
         """The scope of code that runs when ``test`` is ``value``."""
@@ -665,16 +713,20 @@ class _Indexer:
             self.index.decorated.append(Entry(target, how, line, key))
 
     # resolution ----------------------------------------------------------------------------
+    def _resolve(self, dotted: str) -> Optional[str]:
+        """``dotted`` as the module binds it where the current statement runs."""
+        return self.names.resolve(dotted, line=self.statement_region[0])
+
     def _qualified(self, node: ast.expr) -> Optional[str]:
         dotted = ast_dotted_name(node)
-        return self.names.resolve(dotted) if dotted else None
+        return self._resolve(dotted) if dotted else None
 
     def _tracing_decorator(self, decorator: ast.expr) -> Optional[str]:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         dotted = ast_dotted_name(target)
         if dotted is None:
             return None
-        if dotted in self.extra or self.names.resolve(dotted) in self.extra | {TF_FUNCTION}:
+        if dotted in self.extra or self._resolve(dotted) in self.extra | {TF_FUNCTION}:
             return f"@{dotted}"
         return None
 
@@ -686,7 +738,7 @@ class _Indexer:
                 return ("local", key)
             if node.id in self.index.module_bindings:
                 return ("name", node.id)
-            qualified = self.names.resolve(node.id)
+            qualified = self._resolve(node.id)
             return ("external", qualified) if qualified else None
         if isinstance(node, ast.Attribute):
             value = node.value
@@ -711,7 +763,7 @@ class _Indexer:
             return None
         if dotted in self.index.classes:
             return ("class", dotted)
-        qualified = self.names.resolve(dotted)
+        qualified = self._resolve(dotted)
         return ("external", qualified) if qualified else None
 
     def _is_dataset(self, node: ast.expr, scope: _Scope) -> bool:

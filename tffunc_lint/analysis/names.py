@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, FrozenSet, Iterable, Iterator, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -84,33 +84,111 @@ def ast_dotted_name(node: ast.expr) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+#: How a module-level statement binds a name (see ``NameTable.from_statements``).
+IMPORT, ALIAS, FALLBACK, OTHER = "import", "alias", "fallback", "other"
+
+Binding = Tuple[str, int, str, str, bool]
+"""(name, line, kind, value, straight): ``value`` is the import path (IMPORT) or the dotted
+name assigned (ALIAS, ``keras = tf.keras``); ``straight`` when the statement sits directly in
+the module body (not under ``if``/``try``/a def), so statement order decides which binding is
+in force."""
+
+
 class NameTable:
     """Module-wide map from a local name to the canonical object it imports.
 
-    A name that is imported in two different ways, or also bound by other module-level
-    code (``tf = MyShim()``, ``class tf: ...``), resolves to nothing: a false alarm costs
-    more than a miss.
+    Names resolve as Python binds them: imports, module-level aliases of imported objects
+    (``keras = tf.keras``, ``Layer = keras.layers.Layer``), ``try``/``except ImportError``
+    alternatives (``tf = None`` in the handler is the fallback, not another binding). A name
+    imported as different objects by statements of the module body resolves, given a line,
+    to the binding in force there (``import numpy as tf`` … ``import tensorflow as tf``).
+    A name also bound by other module-level code (``tf = MyShim()``, ``class tf: ...``), or
+    imported differently under branches, resolves to nothing: a false alarm costs more than
+    a miss.
     """
 
-    def __init__(self, bindings: Dict[str, str], written: Optional[Dict[str, str]] = None):
+    def __init__(self, bindings: Dict[str, str], written: Optional[Dict[str, str]] = None,
+                 positional: Optional[Dict[str, List[Tuple[int, str, str]]]] = None):
         self._bindings = bindings
         self._written = written or {}
+        self._positional = positional or {}
+        """name → [(line, canonical, as written)] for names rebound by imports in order."""
 
     @classmethod
     def from_bindings(cls, imports: Iterable[Tuple[str, str]], module_bindings: Iterable[str]
                       ) -> "NameTable":
         """The table of a module that imports ``(name, path)`` pairs and binds
         ``module_bindings`` otherwise (assignments, defs: not resolvable by import)."""
-        bindings: Dict[str, str] = {}
-        written: Dict[str, str] = {}
-        for name, path in imports:
-            target = canonical(path)
-            previous = bindings.get(name)
-            bindings[name] = target if previous in (None, target) else _AMBIGUOUS
-            written[name] = path if bindings[name] else _AMBIGUOUS
-        for name in module_bindings:
-            bindings[name] = written[name] = _AMBIGUOUS
-        return cls(bindings, written)
+        return cls.from_statements([(name, 0, IMPORT, path, False) for name, path in imports]
+                                   + [(name, 0, OTHER, "", False) for name in module_bindings])
+
+    @classmethod
+    def from_statements(cls, statements: Sequence[Binding]) -> "NameTable":
+        """The table of a module whose statements bind names as ``statements`` says, in
+        statement order."""
+        by_name: Dict[str, List[Binding]] = {}
+        for binding in statements:
+            by_name.setdefault(binding[0], []).append(binding)
+        table = cls({}, {})
+        # Imports first, then aliases in statement order (each resolved by what precedes it).
+        pending = sorted(by_name, key=lambda n: (any(b[2] == ALIAS for b in by_name[n]),
+                                                 min(b[1] for b in by_name[n])))
+        for name in pending:
+            table._bind(name, sorted(by_name[name], key=lambda b: b[1]))
+        return table
+
+    def _bind(self, name: str, bindings: List[Binding]) -> None:
+        resolved: List[Tuple[int, str, str, bool]] = []
+        for _, line, kind, value, straight in bindings:
+            if kind == FALLBACK:
+                continue
+            if kind == IMPORT:
+                resolved.append((line, canonical(value), value, straight))
+            elif kind == ALIAS:
+                head, _, rest = value.partition(".")
+                if head == name:
+                    target = None  # ``keras = keras.api``: resolved only by statement order
+                else:
+                    target = self.resolve(value, line=line)
+                    written = self._written_at(head, line)
+                if not target or target.startswith("builtins."):
+                    self._bindings[name] = self._written[name] = _AMBIGUOUS
+                    return
+                resolved.append((line, target, written + ("." + rest if rest else ""),
+                                 straight))
+            else:
+                self._bindings[name] = self._written[name] = _AMBIGUOUS
+                return
+        if not resolved:
+            return
+        targets = {target for _, target, _, _ in resolved}
+        last = resolved[-1]
+        if len(targets) == 1:
+            self._bindings[name], self._written[name] = last[1], last[2]
+        elif all(straight for *_, straight in resolved):
+            self._positional[name] = [(line, target, written)
+                                      for line, target, written, _ in resolved]
+            self._bindings[name], self._written[name] = last[1], last[2]
+        else:
+            self._bindings[name] = self._written[name] = _AMBIGUOUS
+
+    def _target_at(self, head: str, line: Optional[int]) -> Optional[str]:
+        bindings = self._positional.get(head)
+        if bindings is None or line is None:
+            return self._bindings.get(head)
+        found = [target for at, target, _ in bindings if at <= line]
+        return found[-1] if found else _AMBIGUOUS
+
+    def _written_at(self, head: str, line: Optional[int]) -> str:
+        bindings = self._positional.get(head)
+        if bindings is None or line is None:
+            return self._written.get(head) or ""
+        found = [written for at, _, written in bindings if at <= line]
+        return found[-1] if found else ""
+
+    def binding(self, name: str) -> Optional[str]:
+        """What ``name`` is bound to once the module has run (canonical), or None."""
+        return self._bindings.get(name) or None
 
     def imported_from(self, dotted: str, package: str) -> bool:
         """``dotted`` starts with a name imported from ``package`` as written, before
@@ -118,12 +196,14 @@ class NameTable:
         path = self._written.get(dotted.partition(".")[0]) or ""
         return path == package or path.startswith(package + ".")
 
-    def resolve(self, dotted: str, local_names: FrozenSet[str] = frozenset()) -> Optional[str]:
-        """Canonical qualified name of ``dotted`` as written in this module, or None."""
+    def resolve(self, dotted: str, local_names: FrozenSet[str] = frozenset(),
+                line: Optional[int] = None) -> Optional[str]:
+        """Canonical qualified name of ``dotted`` as written in this module, or None.
+        ``line``: where it is used, for a name the module imports more than once."""
         head, _, rest = dotted.partition(".")
         if head in local_names:
             return None
-        target = self._bindings.get(head)
+        target = self._target_at(head, line)
         if target is None:
             if head in _BUILTINS:
                 return f"builtins.{dotted}"
