@@ -25,6 +25,8 @@ Per-file analyses (computed once per file through ``FileContext.fact``):
   traced function may have read them.
 - ``call_sites``: the call sites of the module's ``tf.function`` objects and what kind of
   Python value each argument is.
+- ``state_use``: whether state that traced code sets lives past the trace that sets it
+  (carried from call to call, or read outside the trace), or is scratch.
 - ``tensor_taint``: which values of a traced function may be tensors.
 - ``loop_kind``: which loops AutoGraph turns into graph loops.
 - ``source_lines``: the lines that can hold a given name, so module scans skip the rest.

@@ -8,12 +8,11 @@ import libcst as cst
 from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
                                              is_entry_point, origin, outliving_names)
 from ..analysis.names import dotted_name
+from ..analysis.state_use import MUTATORS, StateUse
 from ..rule import Rule
 
 #: Methods that change a list, dict, set or deque in place.
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                       "setdefault", "add", "discard", "appendleft", "extendleft",
-                       "popitem", "popleft"})
+_MUTATORS = MUTATORS
 #: Mutators that only a list or a dict has: safe to report on a value nothing else says is
 #: a container (a parameter, an item of a container). ``update``/``add``/``pop`` are also
 #: methods of metrics, optimizers and layers.
@@ -86,6 +85,9 @@ class ExternalContainerMutation(Rule):
     Python input arguments`. Return the values instead, collect them in a `tf.TensorArray`,
     or keep state in a `tf.Variable`.
 
+    It matters when something expects one entry per call: code outside the trace that
+    reads the container, or traced code that reads what earlier calls put there.
+
     ## Example
     ```python
     import tensorflow as tf
@@ -121,8 +123,14 @@ class ExternalContainerMutation(Rule):
     assignment with a string key. Containers created by the traced function (a local list
     filled by a Python loop) are fine and not reported, nor is code inside
     `with tf.init_scope():`. A local name that aliases an outside container
-    (`h = self.history; h.append(x)`) is not followed. Caching on purpose at trace time
-    (a dict of per-shape constants) is reported too; add `# noqa: TFF102` to keep it.
+    (`h = self.history; h.append(x)`) is not followed. A container attribute or global is
+    reported only with evidence that the mutation matters (as for TFF103): traced code
+    reads it before giving it a new value, or code outside the trace reads it
+    (`print(recorder.history)`, an untraced method). One filled afresh on each trace and
+    read only by traced code (`self.endpoints = {}` then `self.endpoints["stem"] = x`; a
+    sub-layer's `endpoints` read by the traced model) is scratch and not reported. Caching
+    on purpose at trace time (a dict of per-shape constants) is reported too; add
+    `# noqa: TFF102` to keep it.
 
     ## References
     - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
@@ -210,8 +218,24 @@ class ExternalContainerMutation(Rule):
             if parameter and self._entry_point():
                 self._report_parameter(node, found)
             return
-        if found.kind is not None and container:
+        if found.kind is not None and container and self._outlives_trace(found, name):
             self._report(node, found, name)
+
+    def _outlives_trace(self, found: Origin, name: str) -> bool:
+        """A container the traced function fills afresh on each trace
+        (``self.endpoints = {}`` then ``self.endpoints["stem"] = x``) and that no other code
+        reads is scratch: the mutation matters only when the container is carried from call
+        to call or read elsewhere (see ``state_use``)."""
+        function = self.context.function
+        if function is None or function.node is None:
+            return True
+        base, _, attribute = name.partition(".")
+        use = StateUse.of(self.context)
+        if found.provenance is Provenance.ATTRIBUTE and attribute:
+            return use.attribute_outlives_trace(function.node, attribute.partition(".")[0])
+        if found.provenance is Provenance.GLOBAL and not attribute:
+            return use.global_outlives_trace(function.node, base)
+        return True
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:

@@ -8,6 +8,7 @@ import libcst as cst
 from ..analysis.container_provenance import (Provenance, module_scopes, origin,
                                              outliving_names)
 from ..analysis.names import dotted_name
+from ..analysis.state_use import StateUse
 from ..rule import Rule
 
 #: Methods whose assignments set a new object up, not change its state; and any method
@@ -73,6 +74,14 @@ class PythonStateMutation(Rule):
     instead of storing them, or move one-time Python bookkeeping into
     `with tf.init_scope():`.
 
+    The harm needs the value to live past the trace that sets it, so an assignment is
+    reported only with evidence of that: the traced code reads the state before it sets it
+    (`self.counter += 1`, `if self.step == 0:`, `self.h = f(self.h)`: a value carried from
+    call to call), or code outside the trace reads it (an untraced method or property,
+    another object's `layer.last_logits` in untraced code, module-level code). Scratch
+    state, set and then used within the same call (`self.kernel = sample(...)` then
+    `x @ self.kernel`), is computed afresh by every trace and is not reported.
+
     ## Example
     ```python
     import tensorflow as tf
@@ -115,10 +124,15 @@ class PythonStateMutation(Rule):
     assignments in `__init__` and `build` methods, which set an object up once. Attributes
     of parameters other than `self` are not reported (the object may be made by the caller
     for this call), nor are attributes of attributes (`self.optimizer.learning_rate = lr`,
-    often a property that assigns a variable). A cache filled on purpose at trace time
-    (`self._last_inputs = inputs`) is reported; add `# noqa: TFF103` to keep it. Static
-    shapes and dtypes (`self._output_shape = x.shape`) are not: they are the same on every
-    call of one trace.
+    often a property that assigns a variable). Reads of what a value is rather than what it
+    holds (`self.kernel.shape`, `isinstance(self.kernel, T)`, `self.x is None`) do not count
+    as reads in traced code; reads by other traced functions do not count either (they run
+    within a trace). A counter of traces (`num_traces += 1`, a name that says it counts
+    traces) is kept on purpose and not reported. Attributes are matched by name within the
+    module, so a reader in another class of the same module counts. A cache read outside
+    the trace on purpose (`self._last_inputs = inputs`) is reported; add
+    `# noqa: TFF103` to keep it. Static shapes and dtypes
+    (`self._output_shape = x.shape`) are not: they are the same on every call of one trace.
 
     ## References
     - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
@@ -185,6 +199,9 @@ class PythonStateMutation(Rule):
         if name not in own.declared_global and name not in own.declared_nonlocal:
             return
         found = origin(self.context, name)
+        if found.provenance is Provenance.GLOBAL and not self._outlives_trace(
+                statement, name, lambda use: use.global_outlives_trace(function.node, name)):
+            return
         if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt(name):
             keyword = "global" if name in own.declared_global else "nonlocal"
             self.report(statement, f"assigning `{keyword} {name}` happens only while "
@@ -203,11 +220,28 @@ class PythonStateMutation(Rule):
         if self._exempt(dotted) or (value is not None and (
                 self._creates_state(value) or _static_metadata(value))):
             return
+        function = self.context.function
+        attribute = dotted.partition(".")[2]
+        if (found.provenance is Provenance.ATTRIBUTE and function is not None
+                and function.node is not None
+                and not self._outlives_trace(statement, dotted, lambda use: (
+                    use.attribute_outlives_trace(function.node, attribute)))):
+            return
         self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
                                "call: it happens only while tf.function traces (not on every "
                                "call) and leaks symbolic tensors; use a tf.Variable, return "
                                "the value, or move one-time set-up into "
                                "`with tf.init_scope():`")
+
+    def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
+        """Evidence that the state must live past the trace that sets it (see
+        ``state_use``): carried from call to call or read by other code; a counter of
+        traces is kept on purpose."""
+        increment = (isinstance(statement, cst.AugAssign)
+                     and isinstance(statement.value, (cst.Integer, cst.Float)))
+        if StateUse.counts_traces(target, increment):
+            return False
+        return outlives(StateUse.of(self.context))
 
     def _exempt(self, target: str) -> bool:
         function = self.context.function

@@ -1,0 +1,310 @@
+"""Whether Python state that traced code sets is used beyond the trace that sets it.
+
+Traced code that assigns ``self.kernel = sample(...)`` and then computes ``x @ self.kernel``
+uses a scratch value: it is set and read within one trace, and the graph is right. The
+assignment is harmful only with evidence that the value must live past that trace:
+
+- **carried**: the traced function reads the state before it sets it (``self.counter += 1``,
+  ``if self.step == 0: ... self.step = 1``, ``self.h = f(self.h)``), so later calls would
+  need the value that Python only updates while tracing;
+- **read elsewhere**: another function of the module reads the state without setting it
+  first (an untraced method, a property, another ``tf.function``, module-level code): it
+  sees a symbolic tensor of the trace, or a value frozen at trace time.
+
+A counter of traces (``num_traces += 1``, ``self.trace_count += 1``) counts traces on
+purpose; it is no evidence of harm.
+
+:class:`StateUse` answers for one module, from its ``ast`` tree, computed once per file
+(``FileContext.fact``). Attributes are those of ``self`` (the first parameter of a method);
+globals are module-level names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from .container_provenance import is_traced_node
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .file_context import FileContext
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+#: Stands for "directly in a class body" where a function is expected.
+_CLASS_BODY = ast.Module(body=[], type_ignores=[])
+_TRACE_COUNTER = re.compile(r"trac(?:e|es|ed|ing)", re.IGNORECASE)
+
+#: (line, column) of an access, and the statement it belongs to.
+Access = Tuple[int, int, ast.stmt]
+
+
+class _Uses:
+    """Loads and stores of one piece of state within one function."""
+
+    __slots__ = ("loads", "static_loads", "stores")
+
+    def __init__(self) -> None:
+        self.loads: List[Access] = []
+        self.static_loads: List[Access] = []
+        """Loads of what the value is (``x.shape``, ``x is None``), not what it holds."""
+        self.stores: List[Access] = []
+
+    def read_before_set(self, setter_calls: List[Access] = (), static: bool = False) -> bool:
+        """A load that sees the value from before this function set it: before the first
+        store (or call of a method that sets it, ``setter_calls``), in the value of the
+        storing statement, or any load when an augmented assignment is the store. Static
+        loads count with ``static`` (code outside the trace, where they show the leak)."""
+        loads = [*self.loads, *self.static_loads] if static else self.loads
+        if not loads:
+            return False
+        stores = [*self.stores, *setter_calls]
+        if not stores:
+            return True
+        line, column, statement = min(stores, key=lambda s: (s[0], s[1]))
+        if isinstance(statement, ast.AugAssign):
+            return True
+        for load_line, load_column, load_statement in loads:
+            if load_statement is statement or (load_line, load_column) < (line, column):
+                return True
+        return False
+
+
+class StateUse:
+    """Where the module reads and sets ``self.<attribute>`` and its globals, per function."""
+
+    def __init__(self, context: "FileContext"):
+        self._context = context
+        self.attributes: Dict[str, Dict[int, _Uses]] = {}
+        self.globals: Dict[str, Dict[int, _Uses]] = {}
+        self._setters: Dict[str, set] = {}
+        """Attribute → names of the methods that set it."""
+        self._calls: Dict[int, List[Tuple[int, int, ast.stmt, str]]] = {}
+        """Function → its calls of methods on its receiver (``self._build(x)``)."""
+        self._names: Dict[int, str] = {}
+        self._nodes: Dict[int, ast.AST] = {}
+        self._foreign: Dict[str, set] = {}
+        """Attribute → functions (0: module level) reading it on an object not their own."""
+        tree = context.tree
+        if tree is not None:
+            self._walk(tree.body, None, None, frozenset())
+
+    @classmethod
+    def of(cls, context: "FileContext") -> "StateUse":
+        return context.fact("state_use", cls)
+
+    # -- queries ----------------------------------------------------------------------------
+    def attribute_outlives_trace(self, function: ast.AST, attribute: str) -> bool:
+        """``self.<attribute>``, set in the traced ``function``, is carried from call to call
+        or read by other code (see the module docstring). A call of a method that sets it
+        (``self._sample_weights()``) counts as setting it."""
+        setters = self._setters.get(attribute, set())
+
+        def setter_calls(key: int) -> List[Access]:
+            return [(line, column, statement)
+                    for line, column, statement, name in self._calls.get(key, ())
+                    if name in setters]
+
+        if any(key == 0 or not self._traced(key) for key in self._foreign.get(attribute, ())):
+            return True  # ``recorder.history`` read outside traced code
+        return self._outlives(self.attributes.get(attribute, {}), function, setter_calls)
+
+    def global_outlives_trace(self, function: ast.AST, name: str) -> bool:
+        """The module global ``name``, set in the traced ``function`` under ``global``, is
+        carried from call to call or read by other code."""
+        return self._outlives(self.globals.get(name, {}), function, lambda key: [])
+
+    @staticmethod
+    def counts_traces(target: str, increment: bool) -> bool:
+        """``num_traces += 1`` (``increment``: an augmented assignment of a constant) to a
+        name or attribute that says it counts traces: kept on purpose."""
+        return increment and bool(_TRACE_COUNTER.search(target.rpartition(".")[2]))
+
+    def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls) -> bool:
+        own = uses.get(id(function))
+        if own is not None and own.read_before_set(setter_calls(id(function))):
+            return True
+        for key, other in uses.items():
+            if key == id(function):
+                continue
+            if key == 0:
+                if other.loads or other.static_loads:
+                    return True  # module-level code reads it
+                continue
+            if not self._traced(key) and other.read_before_set(setter_calls(key), static=True):
+                return True
+        return False
+
+    def _traced(self, key: int) -> bool:
+        """Another traced function that reads the state runs within a trace too: what it
+        sees is the trace's own value (or a tensor of another graph, which fails loudly)."""
+        return is_traced_node(self._context, self._nodes[key])
+
+    # -- building -----------------------------------------------------------------------------
+    def _walk(self, body, function: Optional[ast.AST], receiver: Optional[str],
+              local: frozenset) -> None:
+        for statement in body:
+            self._statement(statement, function, receiver, local)
+
+    def _statement(self, statement: ast.stmt, function, receiver, local) -> None:
+        """Record the accesses of ``statement``; each belongs to the innermost statement
+        that holds it. Nested functions and classes are scopes of their own."""
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for expression in (*statement.decorator_list, *_defaults(statement.args)):
+                self._expression(expression, statement, function, receiver, local)
+            self._function(statement, receiver, method=function is _CLASS_BODY)
+            return
+        if isinstance(statement, ast.ClassDef):
+            self._walk(statement.body, _CLASS_BODY, None, frozenset())
+            return
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                self._statement(child, function, receiver, local)
+            elif isinstance(child, ast.AST):
+                self._expression(child, statement, function, receiver, local)
+
+    def _expression(self, root: ast.AST, statement: ast.stmt, function, receiver,
+                    local) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Lambda):  # runs as part of the function it is written in
+                stack.append(node.body)
+                continue
+            if isinstance(node, ast.stmt):  # e.g. an ``except`` handler's body
+                self._statement(node, function, receiver, local)
+                continue
+            mutation = _mutation_use(node, receiver)
+            if mutation is not None:  # ``self.x[k] = v``: neither reads nor sets ``self.x``
+                stack.extend(mutation)
+                continue
+            static = _static_use(node)
+            if static is not None:  # ``self.x.shape``, ``x is None``: not the value
+                value, rest = static
+                stack.extend(rest)
+                if not self._access(value, statement, function, receiver, local, static=True):
+                    stack.append(value)
+                continue
+            if self._access(node, statement, function, receiver, local):
+                continue
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver
+                    and function is not None):
+                self._calls.setdefault(id(function), []).append(
+                    (node.lineno, node.col_offset, statement, node.func.attr))
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _function(self, node: ast.AST, enclosing: Optional[str], method: bool) -> None:
+        """A method's receiver is its first parameter; a function nested in a method sees
+        the method's receiver (unless it rebinds the name)."""
+        positional = [*node.args.posonlyargs, *node.args.args]
+        self._names[id(node)] = node.name
+        self._nodes[id(node)] = node
+        local = _local_names(node)
+        if method:
+            receiver = positional[0].arg if positional else None
+        else:
+            receiver = enclosing if enclosing not in local else None
+        self._walk(node.body, node, receiver, local - {receiver})
+
+    def _access(self, node: ast.AST, statement, function, receiver, local,
+                static: bool = False) -> bool:
+        """Record ``node`` if it accesses state: ``self.<attribute>``, a global, or another
+        object's attribute (``model.history``, for readers outside traced code)."""
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if receiver is not None and isinstance(base, ast.Name) and base.id == receiver:
+                self._record(self.attributes, node.attr, function, node, statement, static)
+                if isinstance(node.ctx, ast.Store) and function is not _CLASS_BODY:
+                    self._setters.setdefault(node.attr, set()).add(self._names.get(id(function)))
+                return True
+            if isinstance(node.ctx, ast.Load) and function is not _CLASS_BODY:
+                self._foreign.setdefault(node.attr, set()).add(id(function) if function else 0)
+            return False
+        if isinstance(node, ast.Name) and node.id not in local:
+            self._record(self.globals, node.id, function, node, statement, static)
+            return True
+        return False
+
+    def _record(self, table, name: str, function, node, statement, static=False) -> None:
+        if function is _CLASS_BODY:
+            return  # class attributes are defaults, read through ``self`` elsewhere
+        uses = table.setdefault(name, {}).setdefault(id(function) if function else 0, _Uses())
+        access = (node.lineno, node.col_offset, statement)
+        if not isinstance(node.ctx, ast.Load):
+            uses.stores.append(access)
+        else:
+            (uses.static_loads if static else uses.loads).append(access)
+
+
+#: Methods that change a container in place.
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                      "setdefault", "add", "discard", "appendleft", "extendleft", "popitem",
+                      "popleft"})
+
+
+def _mutation_use(node: ast.AST, receiver: Optional[str]) -> Optional[List[ast.AST]]:
+    """For a mutation of ``self.x`` in place (``self.x.append(v)``, ``self.x[k] = v``,
+    ``del self.x[k]``), which neither reads nor sets the attribute itself, the
+    sub-expressions still to visit; None for any other node."""
+    def own(value: ast.AST) -> bool:
+        return (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id == receiver)
+
+    if receiver is None:
+        return None
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS and own(node.func.value)):
+        return [*node.args, *(k.value for k in node.keywords)]
+    if (isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del))
+            and own(node.value)):
+        return [node.slice]
+    return None
+
+
+_STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim", "name", "built"})
+_STATIC_CALLS = frozenset({"isinstance", "hasattr", "type", "callable"})
+
+
+def _static_use(node: ast.AST) -> Optional[Tuple[ast.AST, List[ast.AST]]]:
+    """For a use of a value that reads only what it is, not what it holds (its static
+    shape or dtype, its type, whether it is None): that value and the other
+    sub-expressions still to visit; None for any other node."""
+    if isinstance(node, ast.Attribute) and node.attr in _STATIC_ATTRIBUTES:
+        return node.value, []
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _STATIC_CALLS and node.args):
+        return node.args[0], [*node.args[1:], *(k.value for k in node.keywords)]
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(node.comparators[0], ast.Constant)):
+        return node.left, []
+    return None
+
+
+def _defaults(arguments: ast.arguments):
+    return [d for d in (*arguments.defaults, *arguments.kw_defaults) if d is not None]
+
+
+def _local_names(function: ast.AST) -> frozenset:
+    """Names the function binds itself (parameters, assignments), minus ``global`` ones."""
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    declared = set()
+    body = [function.body] if isinstance(function, ast.Lambda) else function.body
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names - declared)
