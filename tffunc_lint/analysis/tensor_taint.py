@@ -5,7 +5,8 @@ A simple intraprocedural taint, in statement order. Its sources are:
 - the parameters of a function that TensorFlow traces directly (``@tf.function``, Keras
   ``call``, a ``Dataset.map`` or ``tf.map_fn`` callable …), except a method's ``self``/``cls``,
   ``*args``/``**kwargs``, and parameters that visibly hold Python values (a literal default
-  such as ``axis=-1``, an ``int``/``float``/``bool``/``str`` annotation);
+  such as ``axis=-1``, an ``int``/``float``/``bool``/``str`` annotation, the Keras mode
+  flag ``training``);
 - parameters annotated as tensors (``x: tf.Tensor``), in any traced function. A helper that
   traced code merely calls gets Python numbers and NumPy arrays as often as tensors, so its
   other parameters are not sources;
@@ -164,6 +165,11 @@ def _tensor_annotation(annotation: Optional[ast.expr]) -> bool:
     return "Tensor" in text and "Spec" not in text and "Shape" not in text
 
 
+#: Keyword parameters that Keras and TensorFlow conventions fill with Python booleans
+#: (``training=None``: Keras passes ``True``/``False`` from ``fit``/``predict``).
+_MODE_FLAGS = frozenset({"training", "is_training"})
+
+
 def _python_literal(node: Optional[cst.BaseExpression]) -> bool:
     """A default that is a Python literal other than None: ``-1``, ``False``, ``(1, 2)``."""
     if node is None:
@@ -192,7 +198,8 @@ def tensor_parameters(params: cst.Parameters, is_method: bool, entry: bool) -> S
         annotation = annotation_tree(param.annotation)
         if _tensor_annotation(annotation) or (
                 entry and not _python_literal(param.default)
-                and not _python_annotation(annotation)):
+                and not _python_annotation(annotation)
+                and param.name.value not in _MODE_FLAGS):
             names.add(param.name.value)
     return names
 

@@ -1,11 +1,20 @@
 """TFF101 print-in-tf-function."""
 
 import re
+from typing import Optional
 
 import libcst as cst
 
+from ..analysis.loop_kind import in_graph_loop
+from ..analysis.trace_output import (announces_tracing, shows_only_static_information,
+                                     shows_tensor_value)
 from ..rule import Rule
 
+
+_VALUE_MESSAGE = ("print() shows a symbolic tensor (Tensor(\"...\")) once, while TensorFlow "
+                  "traces the function, not its value on every call; use tf.print()")
+_LOOP_MESSAGE = ("print() in a graph loop (tf.range, tensor or dataset) prints once while "
+                 "tracing, not on every iteration; use tf.print()")
 
 #: Keywords of print() that tf.print() accepts with the same meaning.
 _TF_PRINT_KEYWORDS = frozenset({"sep", "end"})
@@ -16,7 +25,10 @@ class PrintInTfFunction(Rule):
 
     ## What it does
     Flags calls to the built-in `print` in code that TensorFlow traces into a graph
-    (a `@tf.function` body, and the functions it calls).
+    (a `@tf.function` body, and the functions it calls) when printing once per trace is a
+    bug: the print shows a tensor's value, sits in a loop that AutoGraph turns into a graph
+    loop, or is a message (literal text, or a value the analysis cannot show is static)
+    that its author expects on every call.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while it traces a graph. A Python `print` is
@@ -24,6 +36,11 @@ class PrintInTfFunction(Rule):
     and then never again, even though the function keeps running. Its output also shows
     symbolic tensors (`Tensor("x:0", shape=(), dtype=float32)`) instead of values.
     `tf.print` is a graph operation: it runs on every call and prints the values.
+
+    Printing once per trace is harmless, and often the point, when the message announces
+    tracing (`print("Tracing with", x)`, the TensorFlow guide's way to watch retracing) or
+    shows static trace-time information (`x.shape`, `x.dtype`, `x.name`): those are not
+    reported, as TFF105 does not report such logging.
 
     ## Example
     ```python
@@ -46,8 +63,11 @@ class PrintInTfFunction(Rule):
     ```
 
     ## Known problems
-    Printing once per trace is sometimes what you want, to watch when a function retraces
-    (the TensorFlow guide does exactly that). Keep such a `print` and add `# noqa: TFF101`.
+    A message announces tracing when its literal text says so ("tracing", "traced",
+    "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
+    followed as TFF105 follows them (parameters of directly traced functions, results of
+    TensorFlow operations); a value the analysis cannot classify (a helper's parameter) is
+    reported with the general message.
     `tf.print` writes to standard error by default; pass
     `output_stream=sys.stdout` to keep printing to standard output.
 
@@ -69,9 +89,27 @@ class PrintInTfFunction(Rule):
     unsafe_fixable = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if (self.context.qualified_name(node.func) == "builtins.print"
-                and not self.context.in_eager_branch()):
-            self.report(node, replacement=self._tf_print(node), unsafe=True)
+        if (self.context.qualified_name(node.func) != "builtins.print"
+                or self.context.in_eager_branch()):
+            return
+        message = self._message(node)
+        if message is not None:
+            self.report(node, message, replacement=self._tf_print(node), unsafe=True)
+
+    def _message(self, node: cst.Call) -> Optional[str]:
+        """Why this print is harmful, or None when printing once per trace is the intent
+        (see ``trace_output``): it announces tracing, or shows only static trace-time
+        information (shapes, dtypes, names)."""
+        context = self.context
+        if announces_tracing(node):
+            return None
+        if any(shows_tensor_value(context, arg.value) for arg in node.args):
+            return _VALUE_MESSAGE
+        if in_graph_loop(context):
+            return _LOOP_MESSAGE
+        if shows_only_static_information(node):
+            return None
+        return self.message
 
     def _tf_print(self, node: cst.Call):
         """``tf.print(...)`` with the same arguments, when that means the same thing."""

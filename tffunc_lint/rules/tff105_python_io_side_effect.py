@@ -9,8 +9,8 @@ import libcst as cst
 from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.names import ast_dotted_name, dotted_name
+from ..analysis.trace_output import announces_tracing, shows_tensor_value, under_static_check
 from ..rule import Rule
-from ..analysis.tensor_taint import is_tainted
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
 _VALUE_FIX = ("use tf.print() (or tf.summary) for the value; static shapes, dtypes and names "
@@ -63,38 +63,6 @@ def _module_loggers(context) -> FrozenSet[str]:
 def _resolve_ast(context, node: ast.expr) -> Optional[str]:
     dotted = ast_dotted_name(node)
     return context.names.resolve(dotted) if dotted else None
-
-
-#: Calls that turn their argument into text: ``str(x)`` of a tensor shows it symbolically.
-_TEXT_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
-_TEXT_METHODS = frozenset({"format", "join", "format_map"})
-
-
-def _shows_value(context, node: cst.BaseExpression) -> bool:
-    """``node``, a logging argument, shows a tensor's value (not a static property): it is
-    tainted, or text built from a tainted value (an f-string field, ``%`` or ``.format``
-    arguments, ``str(x)``)."""
-    if is_tainted(context, node):
-        return True
-    if isinstance(node, cst.FormattedString):
-        return any(_shows_value(context, part.expression) for part in node.parts
-                   if isinstance(part, cst.FormattedStringExpression))
-    if isinstance(node, cst.ConcatenatedString):
-        return _shows_value(context, node.left) or _shows_value(context, node.right)
-    if isinstance(node, cst.BinaryOperation):
-        return _shows_value(context, node.left) or _shows_value(context, node.right)
-    if isinstance(node, cst.IfExp):
-        return _shows_value(context, node.body) or _shows_value(context, node.orelse)
-    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-        return any(_shows_value(context, element.value) for element in node.elements)
-    if isinstance(node, cst.Dict):
-        return any(_shows_value(context, element.value) for element in node.elements)
-    if isinstance(node, cst.Call):
-        func = node.func
-        if (context.qualified_name(func) in _TEXT_CALLS
-                or isinstance(func, cst.Attribute) and func.attr.value in _TEXT_METHODS):
-            return any(_shows_value(context, arg.value) for arg in node.args)
-    return False
 
 
 class PythonIoSideEffect(Rule):
@@ -210,9 +178,9 @@ class PythonIoSideEffect(Rule):
         """Logging is reported when it shows a tensor's value or sits in a graph loop; static
         trace-time information (shapes, dtypes, configuration) is logged on purpose, and so
         is a warning about a condition decided while tracing."""
-        if self._static_warning(node):
+        if self._static_warning(node) or announces_tracing(node):
             return None
-        if any(_shows_value(self.context, arg.value) for arg in node.args):
+        if any(shows_tensor_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
                     f"its value on every call; {_VALUE_FIX}")
         if in_graph_loop(self.context):
@@ -222,22 +190,12 @@ class PythonIoSideEffect(Rule):
 
     def _static_warning(self, node: cst.Call) -> bool:
         """A warning (or error) under ``if`` tests that are all Python values while tracing
-        (``if loss.shape.rank == 0: logging.warning(...)``): a check of what is being traced,
-        made once per trace by design. Under a tensor test AutoGraph builds a ``tf.cond`` and
-        the message would be expected each time the condition holds: still reported."""
+        (``if loss.shape.rank == 0: logging.warning(...)``): a check of what is being
+        traced, made once per trace by design (see ``trace_output``)."""
         func = node.func
         level = func.attr.value if isinstance(func, cst.Attribute) else (
             func.value if isinstance(func, cst.Name) else "")
-        if level not in _WARNING_LEVELS:
-            return False
-        tests = []
-        ancestors = self.context.ancestors
-        for parent, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
-            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-                break
-            if isinstance(parent, cst.If) and child is not parent.test:
-                tests.append(parent.test)
-        return bool(tests) and not any(is_tainted(self.context, test) for test in tests)
+        return level in _WARNING_LEVELS and under_static_check(self.context)
 
     @staticmethod
     def _is_log_function(qualified: str) -> bool:

@@ -16,7 +16,7 @@ def _printed(fixture, needle):
 
 
 def bad(fixture):
-    printed = _printed(fixture, "Tracing with")
+    printed = _printed(fixture, "Executing with")
     return observe(printed == 1, f"print ran {printed} time(s) in 3 calls")
 
 

@@ -1,0 +1,137 @@
+"""What a message written while tracing shows, and whether writing it once per trace is
+the intent.
+
+Python output in traced code (``print``, ``logging``) runs while TensorFlow traces, once
+per trace. That is harmful when the message shows a tensor's value (the trace has only a
+symbolic ``Tensor("add:0", ...)``) or is expected on every call or iteration. It is what
+the author wants when the message announces tracing (``print("Tracing with", x)``), shows
+static trace-time information (shapes, dtypes, names, configuration), or checks what is
+being traced under ``if`` tests that are Python values while tracing. TFF101 and TFF105 ask
+this module, so both rules draw the line in the same place.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .tensor_taint import STATIC_ATTRIBUTES, is_tainted
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .file_context import FileContext
+
+#: Calls that turn their argument into text: ``str(x)`` of a tensor shows it symbolically.
+_TEXT_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
+_TEXT_METHODS = frozenset({"format", "join", "format_map"})
+#: Words of a message that announces tracing: "Tracing with", "traced", "retracing".
+_TRACING = re.compile(r"trac(?:e|es|ed|ing)\b", re.IGNORECASE)
+
+
+def shows_tensor_value(context: "FileContext", node: cst.BaseExpression) -> bool:
+    """``node``, an argument of a message, shows a tensor's value (not a static property):
+    it is tainted, or text built from a tainted value (an f-string field, ``%`` or
+    ``.format`` arguments, ``str(x)``)."""
+    if is_tainted(context, node):
+        return True
+    if isinstance(node, cst.FormattedString):
+        return any(shows_tensor_value(context, part.expression) for part in node.parts
+                   if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(node, cst.ConcatenatedString):
+        return shows_tensor_value(context, node.left) or shows_tensor_value(context, node.right)
+    if isinstance(node, cst.BinaryOperation):
+        return shows_tensor_value(context, node.left) or shows_tensor_value(context, node.right)
+    if isinstance(node, cst.IfExp):
+        return shows_tensor_value(context, node.body) or shows_tensor_value(context, node.orelse)
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return any(shows_tensor_value(context, element.value) for element in node.elements)
+    if isinstance(node, cst.Dict):
+        return any(shows_tensor_value(context, element.value) for element in node.elements)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if (context.qualified_name(func) in _TEXT_CALLS
+                or isinstance(func, cst.Attribute) and func.attr.value in _TEXT_METHODS):
+            return any(shows_tensor_value(context, arg.value) for arg in node.args)
+    return False
+
+
+def announces_tracing(call: cst.Call) -> bool:
+    """The message says it is about tracing (``print("Tracing with", x)``,
+    ``logging.info("retracing %s", name)``): written once per trace on purpose."""
+    return any(_TRACING.search(text) for arg in call.args for text in _literal_text(arg.value))
+
+
+def shows_only_static_information(call: cst.Call) -> bool:
+    """Besides literal text, the message shows only static trace-time information:
+    shapes, dtypes, names and ranks (``print("X1.shape:", X1.shape)``), or text built
+    from them. A message of literal text alone is not static information: its author
+    expects it whenever the code runs."""
+    values = [arg.value for arg in call.args if not _is_literal(arg.value)]
+    return bool(values) and all(_static(value) for value in values)
+
+
+def under_static_check(context: "FileContext") -> bool:
+    """The node being visited is under ``if`` tests (in its own function) that are all
+    Python values while tracing (``if x.shape.rank == 0:``): a check of what is being
+    traced, made once per trace by design. Under a tensor test AutoGraph builds a
+    ``tf.cond`` and the message would be expected each time the condition holds."""
+    tests = []
+    ancestors = context.ancestors
+    for parent, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(parent, cst.If) and child is not parent.test:
+            tests.append(parent.test)
+    return bool(tests) and not any(is_tainted(context, test) for test in tests)
+
+
+def _literal_text(node: cst.BaseExpression):
+    if isinstance(node, cst.SimpleString):
+        yield node.raw_value
+    elif isinstance(node, cst.ConcatenatedString):
+        yield from _literal_text(node.left)
+        yield from _literal_text(node.right)
+    elif isinstance(node, cst.FormattedString):
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                yield part.value
+    elif isinstance(node, cst.BinaryOperation):  # "Tracing %s" % x
+        yield from _literal_text(node.left)
+    elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+          and node.func.attr.value == "format"):
+        yield from _literal_text(node.func.value)
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.ConcatenatedString):
+        return _is_literal(node.left) and _is_literal(node.right)
+    return isinstance(node, (cst.SimpleString, cst.Integer, cst.Float))
+
+
+def _static(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.dtype.name``, ``x.shape[0]``, ``len(x.shape)``,
+    ``x.shape.as_list()``, and text or containers built only from such values."""
+    if _is_literal(node):
+        return True
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in STATIC_ATTRIBUTES or _static(node.value)
+    if isinstance(node, cst.Subscript):
+        return _static(node.value)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in STATIC_ATTRIBUTES:
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "format":
+            return _static(func.value) and all(_static(arg.value) for arg in node.args)
+        if isinstance(func, cst.Name) and func.value in ("len", "str", "repr", "type"):
+            return bool(node.args) and all(_static(arg.value) for arg in node.args)
+        return False
+    if isinstance(node, cst.FormattedString):
+        return all(_static(part.expression) for part in node.parts
+                   if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_static(element.value) for element in node.elements)
+    if isinstance(node, cst.BinaryOperation):
+        return _static(node.left) and _static(node.right)
+    return False
