@@ -35,6 +35,7 @@ from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_funct
 from .config import Settings
 from .files import module_name_for
 from .finding import Finding
+from .notebook import CellMap, Notebook, NotebookError, is_notebook, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -57,6 +58,10 @@ class FileResult:
     """The module's index, for joining modules into one call graph (None if unparsable)."""
     view: Optional[ModuleView] = None
     """The functions this run treated as traced, and the predicates it knew."""
+    cells: Optional[CellMap] = None
+    """For a notebook: where the lines of its joined code cells are (None for other files)."""
+    original: Optional[bytes] = None
+    """For a notebook with a fix: the bytes the fix was computed from."""
 
 
 class _KeyMismatch(Exception):
@@ -198,6 +203,8 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
     ``view`` is what the project-wide call graph found about this file (traced functions,
     predicates); without it the file is analysed on its own.
     """
+    if is_notebook(path):
+        return _lint_notebook(path, source, settings, fix, view)
     enabled = settings.enabled_for(path)
     try:
         text, encoding = _decode(source)
@@ -207,6 +214,35 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
     result = lint_text(path, text, settings, enabled=enabled, fix=fix, view=view)
     if result.fixed_source is not None:
         result.fixed_source = result.fixed_source.encode(encoding)
+    return result
+
+
+def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
+                   view: Optional[ModuleView]) -> FileResult:
+    """Lint a notebook's code cells as one program; findings at (cell, line in cell)."""
+    enabled = settings.enabled_for(path)
+    try:
+        book = Notebook.parse(source)
+    except NotebookError as error:
+        findings = [_file_finding(path, str(error))]
+        return FileResult(path, [f for f in findings if f.code in enabled])
+    if not book.python:
+        return FileResult(path, [])
+    result = lint_text(path, book.text, settings, enabled=enabled, view=view,
+                       fix=fix and not book.errors)
+    if result.fixed_source is not None:
+        try:
+            result.fixed_source = book.with_fixed(result.fixed_source)
+            result.original = source
+        except NotebookError as error:
+            result = lint_text(path, book.text, settings, enabled=enabled, view=view)
+            result.fix_error = f"fix skipped: {error}"
+    findings = result.findings + [
+        _file_finding(path, message, line, column) for line, column, message in book.errors
+        if SyntaxErrorRule.code in enabled]
+    maps = {path: book.cell_map}
+    result.findings = sorted(relocate(f, maps) for f in findings)
+    result.cells = book.cell_map
     return result
 
 

@@ -1,4 +1,4 @@
-"""Find the Python files to lint under the paths a user names."""
+"""Find the Python files (and Jupyter notebooks) to lint under the paths a user names."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _walk(root: str, settings_for: Callable[[str], Settings]) -> Iterator[str]:
             and not _is_virtualenv(os.path.join(directory, name))
             and not settings.is_excluded(os.path.join(directory, name)))
         for name in sorted(files):
-            if name.endswith((".py", ".pyi")):
+            if name.endswith((".py", ".pyi", ".ipynb")):
                 path = os.path.normpath(os.path.join(directory, name))
                 if not settings.is_excluded(path):
                     yield path
@@ -75,6 +75,8 @@ def module_name_for(path: str) -> Tuple[str, bool]:
     is a package's ``__init__``: ``pkg/sub/mod.py`` → (``pkg.sub.mod``, False)."""
     directory, name = os.path.split(os.path.abspath(path))
     stem = name.rsplit(".", 1)[0]
+    if name.endswith(".ipynb"):  # a notebook is a module of its own, never importable
+        return f"<notebook {stem}>", False
     packages = _package_parts(directory)
     if stem == "__init__":
         return ".".join(packages), True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -48,9 +49,14 @@ class TraceReason:
         return f"{text} (via {root.function}, {root_text})"
 
 
-@dataclass(frozen=True, order=True)
+@functools.total_ordering
+@dataclass(frozen=True)
 class Finding:
-    """One problem in one file. Lines and columns are 1-based; ``end_column`` is exclusive."""
+    """One problem in one file. Lines and columns are 1-based; ``end_column`` is exclusive.
+
+    In a notebook, ``cell`` is the cell's number (1-based, every cell counted) and the lines
+    are lines of that cell. Findings sort by path, cell, line, column and code.
+    """
 
     path: str
     line: int
@@ -62,10 +68,21 @@ class Finding:
     message: str = field(compare=False)
     reason: Optional[str] = field(default=None, compare=False)
     fixable: bool = field(default=False, compare=False)
-    trace: Tuple[Tuple[str, str, int], ...] = field(default=(), compare=False)
-    """The reason chain as (how, path, line) links, innermost first."""
+    trace: Tuple[tuple, ...] = field(default=(), compare=False)
+    """The reason chain as (how, path, line) links, innermost first; a link into a notebook
+    is (how, path, line in cell, cell)."""
     statement_line: int = field(default=0, compare=False)
     """First line of the statement holding the finding; a ``# noqa`` there applies too."""
+    cell: Optional[int] = None
+    """The notebook cell holding the finding (None outside notebooks)."""
+
+    def _order(self) -> tuple:
+        return self.path, self.cell or 0, self.line, self.column, self.code
+
+    def __lt__(self, other: "Finding") -> bool:
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return self._order() < other._order()
 
     @property
     def text(self) -> str:
@@ -85,6 +102,8 @@ class Finding:
             "name": self.name,
             "message": self.text,
             "reason": self.reason,
-            "trace": [{"how": how, "path": path, "line": line} for how, path, line in self.trace],
+            "trace": [dict({"how": how, "path": path, "line": line}, **(
+                {"cell": rest[0]} if rest else {})) for how, path, line, *rest in self.trace],
             "fixable": self.fixable,
+            "cell": self.cell,
         }

@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings
 from .engine import FileResult, lint_file
+from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
 
 #: Below this many files, worker processes cost more than they save.
@@ -67,4 +68,9 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
     if again:
         redone: Dict[str, FileResult] = {r.path: r for r in _map(again, workers)}
         results = [redone.get(r.path, r) for r in results]
+    cells = {r.path: r.cells for r in results if r.cells is not None}
+    if cells:  # reasons in other modules that point into a notebook: cell positions
+        for result in results:
+            if result.cells is None:
+                result.findings = [relocate(f, cells) for f in result.findings]
     return results

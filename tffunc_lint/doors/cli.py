@@ -124,6 +124,14 @@ def _write_fixed(path: str, content: bytes) -> None:
         raise
 
 
+def _read(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
 def _verify_selection(args: argparse.Namespace, homework: str) -> Callable[[str], bool]:
     """Which claims --select/--ignore keep; ``homework`` is a selector of its own."""
     def expand(flag: str):
@@ -175,6 +183,10 @@ def run_check(argv: Sequence[str]) -> int:
         if result.fix_error:
             print(f"{result.path}: {result.fix_error}", file=sys.stderr)
         if result.fixed_source is not None:
+            if result.original is not None and _read(result.path) != result.original:
+                print(f"{result.path}: fix skipped: the file changed while it was linted",
+                      file=sys.stderr)
+                continue
             _write_fixed(result.path, result.fixed_source)
             fixed += result.fixes_applied
     if args.show_traced:

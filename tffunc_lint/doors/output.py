@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Iterable, List, TextIO
 
 from ..finding import Finding
+from ..notebook import relocate_text
 
 FORMATS = ("text", "json", "github")
 
@@ -25,13 +26,22 @@ def write_findings(findings: List[Finding], output_format: str, stream: TextIO) 
         return
     for f in findings:
         if output_format == "github":
+            # In a notebook the line is the cell's; the message names the cell.
+            cell = f"cell {f.cell}: " if f.cell is not None else ""
             stream.write(
                 f"::error title=tffunc-lint ({_escape_github(f.code, True)}),"
                 f"file={_escape_github(f.path, True)},line={f.line},col={f.column},"
                 f"endLine={f.end_line},endColumn={f.end_column}::"
-                f"{_escape_github(f'{f.code} {f.text}')}\n")
+                f"{_escape_github(f'{cell}{f.code} {f.text}')}\n")
         else:
-            stream.write(f"{f.path}:{f.line}:{f.column}: {f.code} {f.text}\n")
+            stream.write(f"{location(f)}: {f.code} {f.text}\n")
+
+
+def location(f: Finding) -> str:
+    """``path:line:column``; in a notebook ``path:cell N:line:column`` (ruff's spelling)."""
+    if f.cell is not None:
+        return f"{f.path}:cell {f.cell}:{f.line}:{f.column}"
+    return f"{f.path}:{f.line}:{f.column}"
 
 
 def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
@@ -42,11 +52,16 @@ def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
 
 
 def write_traced(results, stream: TextIO) -> None:
-    """``path:line: qualname [traced: reason]`` for every function found traced."""
+    """``path:line: qualname [traced: reason]`` for every function found traced
+    (``path:cell N:line:`` in a notebook)."""
+    maps = {r.path: r.cells for r in results if getattr(r, "cells", None) is not None}
     for result in sorted(results, key=lambda r: r.path):
         if not result.view or not result.view.traced or result.index is None:
             continue
         functions = result.index.functions
         for key, reason in sorted(result.view.traced.items(), key=lambda item: item[0][1:]):
-            stream.write(f"{result.path}:{key[1]}: {functions[key].qualname} "
-                         f"[traced: {reason.render(result.path)}]\n")
+            where = f"{result.path}:{key[1]}"
+            if result.path in maps:
+                where = "{}:cell {}:{}".format(result.path, *maps[result.path].locate(key[1]))
+            text = relocate_text(reason.render(result.path), result.path, maps)
+            stream.write(f"{where}: {functions[key].qualname} [traced: {text}]\n")

@@ -1,0 +1,422 @@
+"""Jupyter notebooks: the code cells, in order, as one Python program with positions per cell.
+
+A notebook runs its code cells top to bottom in one namespace, so names flow from cell to
+cell as they do down a script. :meth:`Notebook.parse` reads the JSON and joins the code cells
+into one source, each cell followed by a comment line marking its end, and keeps a
+:class:`CellMap` from the lines of that source back to (cell, line in the cell). Cells are
+numbered from 1 counting every cell, markdown and raw included, as ruff and the notebook
+editors number them.
+
+IPython syntax is masked line by line, keeping the line count and every other line intact:
+a line magic (``%timeit f()``, ``!pip install``, ``x?``, ``?x``) becomes a comment, or
+``pass`` where it is a statement of an indented block; ``var = !ls`` and
+``var = %time f()`` keep their target (``var = ...``); a ``%%time``-like cell magic (the body
+is Python) masks just its first line, any other cell magic (``%%bash``, ``%%writefile``) the
+whole cell. A line that only looks like a magic inside a string or brackets is left alone.
+
+:meth:`Notebook.with_fixed` maps a fixed version of the joined source back to the cells and
+splices the changed cells' ``source`` into the original JSON text: every other byte of the
+file is kept (indent, key order, escaping, trailing newline).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import copy
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+SUFFIX = ".ipynb"
+
+#: Cell magics whose body is Python (ruff's list); any other cell magic skips its cell.
+PYTHON_CELL_MAGICS = frozenset({
+    "capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
+
+#: Ends every cell in the joined source; never reported on, and how a fix is split back.
+CELL_END = "# tffunc-lint: end of cell\n"
+
+_HELP = re.compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
+_ASSIGNED_MAGIC = re.compile(
+    r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)[!%]")
+_CELL_MAGIC = re.compile(r"%%(?P<name>\w+)")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _split(text: str) -> List[str]:
+    """Physical lines with their endings, as Python (and the engine) count them."""
+    return _LINE.findall(text)
+
+
+class NotebookError(Exception):
+    """A file that is not a notebook this tool can read, or a fix that cannot be written."""
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(SUFFIX)
+
+
+@dataclass(frozen=True)
+class CellMap:
+    """Lines of the joined source → (cell number, line in the cell), both 1-based."""
+
+    first_lines: Tuple[int, ...]
+    """First line of each code cell in the joined source, ascending."""
+    cells: Tuple[int, ...]
+    """The cell number of each of those code cells."""
+
+    def locate(self, line: int) -> Tuple[int, int]:
+        index = max(0, bisect.bisect_right(self.first_lines, line) - 1)
+        if not self.first_lines:
+            return 1, line
+        return self.cells[index], line - self.first_lines[index] + 1
+
+
+@dataclass
+class _Cell:
+    number: int
+    """1-based, counting every cell of the notebook."""
+    index: int
+    """Position in the JSON ``cells`` list."""
+    lines: List[str]
+    """The cell's source lines as written (each with its line ending but maybe the last)."""
+    masked: List[str] = field(default_factory=list)
+    """The lines as linted: same count, IPython syntax masked, each ending in a newline."""
+    changed: Dict[int, str] = field(default_factory=dict)
+    """Masked lines: index → the original line."""
+
+
+class Notebook:
+    """One notebook's code cells, joined into one Python source."""
+
+    def __init__(self, raw: str, data: dict, cells: List[_Cell], python: bool):
+        self.raw, self.data, self.python = raw, data, python
+        self._cells = cells
+        self.errors: List[Tuple[int, int, str]] = []
+        """Cells that do not parse: (line in the joined source, column, message)."""
+        parts, first_lines, numbers, line = [], [], [], 1
+        for cell in cells:
+            first_lines.append(line)
+            numbers.append(cell.number)
+            try:
+                ast.parse("".join(cell.masked))
+            except (SyntaxError, ValueError) as error:
+                lineno = min(max(getattr(error, "lineno", None) or 1, 1), max(len(cell.masked), 1))
+                column = getattr(error, "offset", None) or 1
+                message = getattr(error, "msg", None) or str(error)
+                self.errors.append((line + lineno - 1, column, f"syntax error: {message}"))
+                cell.masked = ["\n"] * len(cell.masked)  # lint the other cells
+            parts.extend(cell.masked)
+            parts.append(CELL_END)
+            line += len(cell.masked) + 1
+        self.text = "".join(parts)
+        self.cell_map = CellMap(tuple(first_lines), tuple(numbers))
+
+    @classmethod
+    def parse(cls, source: bytes) -> "Notebook":
+        try:
+            raw = source.decode("utf-8-sig")
+            data = json.loads(raw)
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            raise NotebookError(f"cannot read notebook: invalid JSON ({_short(error)})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+            raise NotebookError("cannot read notebook: no 'cells' list (nbformat 4 expected)")
+        cells = []
+        for index, cell in enumerate(data["cells"]):
+            if not isinstance(cell, dict):
+                raise NotebookError(f"cannot read notebook: cell {index + 1} is not an object")
+            if cell.get("cell_type") != "code":
+                continue
+            source_value = cell.get("source", "")
+            if isinstance(source_value, list) and all(isinstance(s, str) for s in source_value):
+                text = "".join(source_value)
+            elif isinstance(source_value, str):
+                text = source_value
+            else:
+                raise NotebookError(
+                    f"cannot read notebook: cell {index + 1} has no readable 'source'")
+            code = _Cell(index + 1, index, _split(text))
+            _mask(code)
+            cells.append(code)
+        return cls(raw, data, cells, _is_python(data))
+
+    def with_fixed(self, fixed_text: str) -> bytes:
+        """The notebook's bytes with the cells a fix changed, everything else as it was."""
+        if self.errors:
+            raise NotebookError("a cell does not parse")
+        pieces = fixed_text.split(CELL_END)
+        if len(pieces) != len(self._cells) + 1 or pieces[-1]:
+            raise NotebookError("the fix moved a cell boundary")
+        new_sources: Dict[int, str] = {}
+        for cell, piece in zip(self._cells, pieces):
+            masked = "".join(cell.masked)
+            if piece == masked:
+                continue
+            lines = _split(piece)
+            if cell.changed:
+                if len(lines) != len(cell.masked) or any(
+                        lines[i] != cell.masked[i] for i in cell.changed):
+                    raise NotebookError(f"the fix touches IPython syntax in cell {cell.number}")
+                lines = [cell.changed.get(i, line) for i, line in enumerate(lines)]
+            if cell.lines and not cell.lines[-1].endswith(("\n", "\r")) and lines:
+                lines[-1] = lines[-1][:-1] if lines[-1].endswith("\n") else lines[-1]
+            new_sources[cell.index] = "".join(lines)
+        if not new_sources:
+            return self.raw.encode("utf-8")
+        return _splice(self.raw, self.data, new_sources).encode("utf-8")
+
+
+def _short(error: BaseException) -> str:
+    return str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+
+
+def _is_python(data: dict) -> bool:
+    """A notebook whose metadata names another language (R, Julia) is not linted."""
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return True
+    for key, inner in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(key)
+        if isinstance(value, dict) and isinstance(value.get(inner), str):
+            return value[inner].strip().lower() in ("python", "python3", "ipython", "")
+    return True
+
+
+# -- masking IPython syntax -----------------------------------------------------------------
+
+
+def _mask(cell: _Cell) -> None:
+    lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in cell.lines]
+    cell.masked = list(lines)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None:
+        magic = _CELL_MAGIC.match(lines[first].lstrip())
+        if magic and lines[first][:1] == "%":
+            if magic.group("name") not in PYTHON_CELL_MAGICS:
+                cell.masked = ["\n"] * len(lines)
+                cell.changed = dict(enumerate(lines))
+                return
+            cell.masked[first] = _comment(lines[first])
+            cell.changed[first] = lines[first]
+    candidates = {i for i, line in enumerate(lines) if i not in cell.changed and _magic(line)}
+    for _ in range(4):  # a line restored inside a string may change what follows
+        masked = list(cell.masked)
+        for i in candidates:
+            masked[i] = _masked_line(lines, i)
+        starts = _logical_starts(masked)
+        if starts is None:
+            break
+        inside = {i for i in candidates if i not in starts}
+        if not inside:
+            break
+        candidates -= inside
+    for i in sorted(candidates):
+        cell.masked[i] = _masked_line(lines, i)
+        cell.changed[i] = lines[i]
+        j = i  # a magic continued with backslashes masks its continuation lines
+        while lines[j].rstrip("\r\n").endswith("\\") and j + 1 < len(lines):
+            j += 1
+            cell.masked[j] = "\n"
+            cell.changed[j] = lines[j]
+
+
+def _magic(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return False
+    return (stripped[0] in "%!?" or bool(_HELP.fullmatch(stripped))
+            or bool(_ASSIGNED_MAGIC.match(stripped)))
+
+
+def _masked_line(lines: Sequence[str], i: int) -> str:
+    line = lines[i]
+    indent = line[:len(line) - len(line.lstrip())]
+    assigned = _ASSIGNED_MAGIC.match(line.lstrip())
+    if assigned:
+        return indent + assigned.group("target") + "...\n"
+    if indent:
+        return indent + "pass\n"
+    return _comment(line)
+
+
+def _comment(line: str) -> str:
+    return "# " + line.strip().replace("\r", "") + "\n"
+
+
+def _logical_starts(lines: Sequence[str]) -> Optional[set]:
+    """Indexes of the lines that begin a logical line, or None if the text does not tokenize."""
+    starts, depth = {0}, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+            elif token.type in (tokenize.NEWLINE, tokenize.NL) and depth == 0:
+                starts.add(token.start[0])  # 1-based row of the break = 0-based next line
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return starts
+
+
+# -- writing fixed cells back -----------------------------------------------------------------
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _ensure_ascii(raw: str) -> bool:
+    """Whether the file escapes non-ASCII text (``\\u00e9``) rather than writing it as is."""
+    if any(ord(char) > 127 for char in raw):
+        return False
+    return any(int(match.group(1), 16) > 127 for match in _UNICODE_ESCAPE.finditer(raw))
+
+
+class _Scanner:
+    """Positions of JSON values in the original text, so they can be replaced in place."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._scan = json.JSONDecoder().scan_once
+
+    def _skip(self, i: int) -> int:
+        return _WHITESPACE.match(self.text, i).end()
+
+    def value_end(self, i: int) -> int:
+        return self._scan(self.text, i)[1]
+
+    def members(self, i: int) -> Iterator[Tuple[str, int, int]]:
+        """(key, value start, value end) of the object starting at ``i``."""
+        text = self.text
+        if text[i] != "{":
+            raise NotebookError("unexpected JSON layout")
+        i = self._skip(i + 1)
+        if text[i] == "}":
+            return
+        while True:
+            key, i = json.decoder.scanstring(text, i + 1)
+            i = self._skip(self._skip(i) + 1)  # past ':'
+            end = self.value_end(i)
+            yield key, i, end
+            i = self._skip(end)
+            if text[i] == "}":
+                return
+            i = self._skip(i + 1)
+
+    def items(self, i: int) -> List[Tuple[int, int]]:
+        """(start, end) of each item of the array starting at ``i``."""
+        text, spans = self.text, []
+        if text[i] != "[":
+            raise NotebookError("unexpected JSON layout")
+        i = self._skip(i + 1)
+        if text[i] == "]":
+            return spans
+        while True:
+            end = self.value_end(i)
+            spans.append((i, end))
+            i = self._skip(end)
+            if text[i] == "]":
+                return spans
+            i = self._skip(i + 1)
+
+
+def _splice(raw: str, data: dict, new_sources: Dict[int, str]) -> str:
+    """Replace the ``source`` of the given cells in the JSON text, and check the result."""
+    scanner = _Scanner(raw)
+    ascii_only = _ensure_ascii(raw)
+    start = _WHITESPACE.match(raw).end()
+    cells = next((s for key, s, _ in scanner.members(start) if key == "cells"), None)
+    spans = scanner.items(cells)
+    edits: List[Tuple[int, int, str]] = []
+    for index, new in new_sources.items():
+        source = next(((s, e) for key, s, e in scanner.members(spans[index][0])
+                       if key == "source"), None)
+        if source is None:
+            raise NotebookError(f"cell {index + 1} has no 'source' to fix")
+        edits.extend(_source_edits(scanner, source, new, ascii_only))
+    text = raw
+    for begin, end, replacement in sorted(edits, reverse=True):
+        text = text[:begin] + replacement + text[end:]
+    expected = copy.deepcopy(data)
+    for index, new in new_sources.items():
+        old = expected["cells"][index]["source"]
+        expected["cells"][index]["source"] = new if isinstance(old, str) else (
+            _split(new))
+    if json.loads(text) != expected:
+        raise NotebookError("the fixed notebook would not match the original outside the fix")
+    return text
+
+
+def _source_edits(scanner: _Scanner, span: Tuple[int, int], new: str,
+                  ascii_only: bool) -> List[Tuple[int, int, str]]:
+    raw = scanner.text
+    begin, end = span
+
+    def dump(value: str) -> str:
+        return json.dumps(value, ensure_ascii=ascii_only)
+
+    if raw[begin] == '"':
+        return [(begin, end, dump(new))]
+    items = scanner.items(begin)
+    new_lines = _split(new)
+    if len(items) == len(new_lines):
+        return [(s, e, dump(line)) for (s, e), line in zip(items, new_lines)
+                if json.loads(raw[s:e]) != line]
+    if not items:
+        raise NotebookError("cannot lay out a fixed cell that was empty")
+    opening = raw[begin + 1:items[0][0]]
+    closing = raw[items[-1][1]:end - 1]
+    separator = raw[items[0][1]:items[1][0]] if len(items) > 1 else "," + opening
+    return [(begin, end, "[" + opening + separator.join(dump(line) for line in new_lines)
+             + closing + "]")]
+
+
+# -- findings at cell positions ---------------------------------------------------------------
+
+
+_AT_LINE = re.compile(r" at line (\d+)")
+
+
+def relocate(finding, maps: Dict[str, CellMap]):
+    """A finding with its notebook lines as (cell, line in cell), and its trace reason's
+    notebook lines rewritten the same way (``@tf.function at cell 2, line 1``)."""
+    changes = {}
+    own = maps.get(finding.path)
+    if own is not None:
+        cell, line = own.locate(finding.line)
+        end_cell, end_line = own.locate(finding.end_line)
+        changes.update(cell=cell, line=line,
+                       end_line=end_line if end_cell == cell else line,
+                       statement_line=(own.locate(finding.statement_line)[1]
+                                       if finding.statement_line else 0))
+    if finding.reason:
+        changes["reason"] = relocate_text(finding.reason, finding.path, maps)
+    if finding.trace and any(path in maps for _, path, _line, *_ in finding.trace):
+        links = []
+        for how, path, line, *rest in finding.trace:
+            if path in maps and not rest:
+                cell, line = maps[path].locate(line)
+                links.append((how, path, line, cell))
+            else:
+                links.append((how, path, line, *rest))
+        changes["trace"] = tuple(links)
+    return replace(finding, **changes) if changes else finding
+
+
+def relocate_text(text: str, current_path: str, maps: Dict[str, CellMap]) -> str:
+    """Rewrite the ``at line N`` / ``at PATH:N`` of a rendered trace reason for notebooks."""
+    own = maps.get(current_path)
+    if own is not None:
+        text = _AT_LINE.sub(lambda m: " at cell {}, line {}".format(
+            *own.locate(int(m.group(1)))), text)
+    for path, cell_map in maps.items():
+        if path != current_path and f" at {path}:" in text:
+            pattern = re.compile(r" at " + re.escape(path) + r":(\d+)")
+            text = pattern.sub(lambda m, c=cell_map: " at {}:cell {}:{}".format(
+                path, *c.locate(int(m.group(1)))), text)
+    return text
