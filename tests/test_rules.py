@@ -56,3 +56,21 @@ def test_generated_rule_docs_are_up_to_date():
     expected = render_all()
     actual = {p.name: p.read_text(encoding="utf-8") for p in directory.glob("*.md")}
     assert actual == expected
+
+
+EAGER_SECTION = """
+import tensorflow as tf
+
+tf.config.run_functions_eagerly(True)
+debug_step()
+# Don't forget to set it back when you are done.
+tf.config.run_functions_eagerly(False)
+
+tf.config.run_functions_eagerly(True)
+train()
+"""
+
+
+def test_tff406_eager_switch_set_back_later_in_the_block_is_a_bounded_section(lint):
+    findings = lint(EAGER_SECTION, path="notebook_export.py")
+    assert [(f.line, f.code) for f in findings] == [(9, "TFF406")]

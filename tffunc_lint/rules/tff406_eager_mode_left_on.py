@@ -5,10 +5,12 @@ from typing import Optional
 
 import libcst as cst
 
-from ..rule import Rule, Scope
+from ..analysis.cst_walk import children
 from ..analysis.test_code import in_test_code, is_test_path
+from ..rule import Rule, Scope
 
 _EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
+_EAGER_SWITCH_DEPRECATED = "tensorflow.config.experimental_run_functions_eagerly"
 
 
 def _literal_true(node: cst.BaseExpression) -> bool:
@@ -63,8 +65,10 @@ class EagerModeLeftOn(Rule):
     `tests` folder, module-level `test_*` functions and methods of `TestCase` classes. A call
     under an `if` (other than `if __name__ == "__main__":`) is taken for a deliberate debug
     switch (`if flags.debug: ...`) and not reported. A value computed at run time (a flag, a
-    variable holding `True`) is not reported either. If you really mean to run eagerly (a
-    debugging script), add `# noqa: TFF406`.
+    variable holding `True`) is not reported either, nor is a switch that a later statement
+    of the same block (script or notebook cell order) sets back with
+    `run_functions_eagerly(False)`: a bounded debugging section. If you really mean to run
+    eagerly (a debugging script), add `# noqa: TFF406`.
 
     ## References
     - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
@@ -88,8 +92,36 @@ class EagerModeLeftOn(Rule):
         if self.context.qualified_name(node.func) != _EAGER_SWITCH:
             return
         value = self._switch_value(node)
-        if value is not None and _literal_true(value) and not self._in_test_or_guarded():
+        if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
+                and not self._switched_off_later()):
             self.report(node)
+
+    def _switched_off_later(self) -> bool:
+        """A later statement of the same block (script or cell order) sets it back with
+        ``run_functions_eagerly(False)``: a deliberate, bounded debugging section."""
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 2, -1, -1):
+            block = ancestors[index]
+            if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+                continue
+            statement = ancestors[index + 1]
+            body = list(block.body)
+            if statement not in body:
+                continue
+            return any(self._sets_off(later) for later in body[body.index(statement) + 1:])
+        return False
+
+    def _sets_off(self, statement: cst.CSTNode) -> bool:
+        stack = [statement]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call) and self.context.qualified_name(node.func) in (
+                    _EAGER_SWITCH, _EAGER_SWITCH_DEPRECATED):
+                value = self._switch_value(node)
+                if isinstance(value, cst.Name) and value.value == "False":
+                    return True
+            stack.extend(children(node))
+        return False
 
     @staticmethod
     def _switch_value(node: cst.Call) -> Optional[cst.BaseExpression]:
