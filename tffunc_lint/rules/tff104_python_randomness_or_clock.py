@@ -164,7 +164,10 @@ class PythonRandomnessOrClock(Rule):
     itself, or its text kept as a value (`tag = uuid.uuid4().hex`, `str(uuid.uuid4())`
     returned or compared), is still flagged: it is frozen like any other draw, so every call
     of the traced function sees the same "unique" tag. All random numbers and clock reads
-    are flagged whatever they are used for.
+    are flagged whatever they are used for, except a draw that seeds TensorFlow's random ops
+    (`seed=random.randint(0, 2**31)`, `seed = random.randrange(...)`, returned by a function
+    whose name says it makes seeds) and one wrapped in `tf.constant(...)`: both are meant to
+    be fixed for the graph.
 
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
@@ -198,6 +201,9 @@ class PythonRandomnessOrClock(Rule):
             return
         if (qualified or "").startswith("uuid.") and _builds_a_name(
                 node, self.context.ancestors, self.context.qualified_name):
+            return
+        if kind == "random" and _seed_or_constant(node, self.context.ancestors,
+                                                  self.context.qualified_name):
             return
         spelled = (f"{dotted_name(node.func)}()" if qualified else
                    f"{cst.Module(body=[]).code_for_node(node.func)}() on an unseeded generator")
@@ -241,6 +247,34 @@ class PythonRandomnessOrClock(Rule):
                     and _ast_unseeded_generator(statement.value, self.context.names)):
                 found.add(statement.targets[0].id)
         return frozenset(found)
+
+
+_SEED = re.compile(r"seed", re.IGNORECASE)
+
+
+def _seed_or_constant(node: cst.Call, ancestors, resolve) -> bool:
+    """The draw seeds TensorFlow's own random ops (``seed=random.randint(...)``,
+    ``seed = random.randrange(...)``, ``return random.randrange(...)`` in a function whose
+    name says it makes seeds) or is wrapped in ``tf.constant(...)``: a value meant to be
+    fixed for the graph, while the TensorFlow ops it seeds still vary from call to call."""
+    for parent in reversed(ancestors[:-1]):
+        if isinstance(parent, cst.Arg) and parent.keyword is not None and _SEED.search(
+                parent.keyword.value):
+            return True
+        if isinstance(parent, cst.Call) and resolve(parent.func) == "tensorflow.constant":
+            return True
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            targets = ([t.target for t in parent.targets] if isinstance(parent, cst.Assign)
+                       else [parent.target])
+            return any(isinstance(target, cst.Name) and _SEED.search(target.value)
+                       for target in targets)
+        if isinstance(parent, cst.Return):
+            function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)),
+                            None)
+            return function is not None and bool(_SEED.search(function.name.value))
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            return False
+    return False
 
 
 def _ast_unseeded_generator(node: ast.expr, names) -> bool:
