@@ -130,26 +130,35 @@ def annotation_tree(annotation: Optional[cst.Annotation]) -> Optional[ast.expr]:
         return None
     code = cst.Module(body=[]).code_for_node(annotation.annotation)
     try:
-        tree = ast.parse(code, mode="eval").body
-        if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
-            tree = ast.parse(tree.value, mode="eval").body
+        return read_annotation(ast.parse(code, mode="eval").body)
     except SyntaxError:
         return None
-    return tree
 
 
-def _python_annotation(annotation: Optional[ast.expr]) -> bool:
-    """``int``, ``float``, ``Optional[int]``, ``bool | None`` …: a Python value."""
+def read_annotation(node: Optional[ast.expr]) -> Optional[ast.expr]:
+    """An ``ast`` annotation as code: a string annotation (``"tf.Tensor"``) parsed."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return node
+
+
+def python_annotation(annotation: Optional[ast.expr], types: FrozenSet[str] = None) -> bool:
+    """``int``, ``float``, ``Optional[int]``, ``bool | None`` …: a Python value (of one of
+    ``types``, by default the Python scalars and strings)."""
+    types = _PYTHON_TYPES if types is None else types
     if isinstance(annotation, ast.Name):
-        return annotation.id in _PYTHON_TYPES
+        return annotation.id in types
     if isinstance(annotation, ast.Subscript):
         base = annotation.value
         name = base.id if isinstance(base, ast.Name) else (
             f"typing.{base.attr}" if isinstance(base, ast.Attribute) else "")
-        return name in _OPTIONAL and _python_annotation(annotation.slice)
+        return name in _OPTIONAL and python_annotation(annotation.slice, types)
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        sides = (annotation.left, annotation.right)
-        return all(_python_annotation(side) or _is_none(side) for side in sides)
+        sides = [side for side in (annotation.left, annotation.right) if not _is_none(side)]
+        return bool(sides) and all(python_annotation(side, types) for side in sides)
     return False
 
 
@@ -157,7 +166,7 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _tensor_annotation(annotation: Optional[ast.expr]) -> bool:
+def tensor_annotation(annotation: Optional[ast.expr]) -> bool:
     """``tf.Tensor``, ``Optional[tf.Tensor]`` … (not ``tf.TensorSpec``)."""
     if annotation is None:
         return False
@@ -196,9 +205,9 @@ def tensor_parameters(params: cst.Parameters, is_method: bool, entry: bool) -> S
     names = set()
     for param in every:
         annotation = annotation_tree(param.annotation)
-        if _tensor_annotation(annotation) or (
+        if tensor_annotation(annotation) or (
                 entry and not _python_literal(param.default)
-                and not _python_annotation(annotation)
+                and not python_annotation(annotation)
                 and param.name.value not in _MODE_FLAGS):
             names.add(param.name.value)
     return names

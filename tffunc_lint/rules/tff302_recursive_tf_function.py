@@ -10,11 +10,12 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..analysis.graph_context import ProjectGraph
+from ..analysis.loop_kind import python_container_type
 from ..analysis.module_index import CALLED, FunctionKey
 from ..analysis.names import ast_dotted_name, function_local_names, parameter_names
+from ..analysis.tensor_taint import (STATIC_ATTRIBUTES, STATIC_CALLS, python_annotation,
+                                     read_annotation)
 from ..rule import Rule
-from ..analysis.tensor_taint import STATIC_ATTRIBUTES, STATIC_CALLS
-from .tff501_python_list_in_tensor_loop import python_container_type
 
 #: For each traced function of the module: the functions it calls that close a cycle of
 #: calls among traced functions, as (name, called as a method).
@@ -403,9 +404,9 @@ class _Bounds:
         parameter, default = _parameter(node, name)
         if parameter is None:
             return False
-        annotation = _annotation(parameter.annotation)
+        annotation = read_annotation(parameter.annotation)
         if annotation is not None:
-            if _number_annotation(annotation):
+            if python_annotation(annotation, _NUMBER_TYPES):
                 return True
             if kind == "structure" and python_container_type(annotation):
                 return True
@@ -623,30 +624,6 @@ def _parameter(function: ast.AST, name: str) -> Tuple[Optional[ast.arg], Optiona
         if arg.arg == name:
             return arg, default
     return None, None
-
-
-def _annotation(node: Optional[ast.expr]) -> Optional[ast.expr]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return None
-    return node
-
-
-def _number_annotation(node: ast.expr) -> bool:
-    """``int``, ``Optional[int]``, ``int | None``: a Python number."""
-    if isinstance(node, ast.Name):
-        return node.id in _NUMBER_TYPES
-    if isinstance(node, ast.Subscript):
-        base = node.value
-        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
-        return name == "Optional" and _number_annotation(node.slice)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        sides = [s for s in (node.left, node.right)
-                 if not (isinstance(s, ast.Constant) and s.value is None)]
-        return bool(sides) and all(_number_annotation(side) for side in sides)
-    return False
 
 
 def _literal(node: Optional[ast.expr]) -> bool:

@@ -7,7 +7,6 @@ import libcst as cst
 
 from ..analysis.container_provenance import Provenance, module_scopes, origin, value_kind
 from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops
-from ..analysis.loop_kind import python_container_type  # noqa: F401 - TFF302 imports it from here
 from ..analysis.names import assigned_names, dotted_name
 from ..rule import Rule
 
