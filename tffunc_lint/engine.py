@@ -327,7 +327,7 @@ class _Analysis:
                                        self.settings.extra_traced_decorators, is_package)
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
-        names = self.index.names
+        names = self.index.names.refined(self.graph.names)
         context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         rule_classes = _enabled_rules(self.enabled)

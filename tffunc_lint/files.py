@@ -59,6 +59,11 @@ def collect(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> Li
     return sorted(set(iter_python_files(paths, settings_for)))
 
 
+#: How many directories without ``__init__.py`` may sit between a module and a regular
+#: package and still be namespace packages inside it (``pkg/models/bert/m.py``).
+_NAMESPACE_DEPTH = 3
+
+
 @lru_cache(maxsize=4096)
 def _package_parts(directory: str) -> Tuple[str, ...]:
     """Names of the packages ``directory`` is nested in, outermost first."""
@@ -70,6 +75,22 @@ def _package_parts(directory: str) -> Tuple[str, ...]:
     return _package_parts(parent) + (os.path.basename(directory),)
 
 
+def _namespace_parts(directory: str) -> Tuple[str, ...]:
+    """For a module outside any regular package: the namespace packages (PEP 420,
+    directories without ``__init__.py``) between it and a regular package close above, so
+    its relative imports resolve (``pkg/models/bert/m.py``: ``from ...utils import x``)."""
+    names: Tuple[str, ...] = ()
+    for _ in range(_NAMESPACE_DEPTH):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return ()
+        names = (os.path.basename(directory),) + names
+        directory = parent
+        if os.path.isfile(os.path.join(directory, "__init__.py")):
+            return _package_parts(directory) + names
+    return ()
+
+
 def module_name_for(path: str) -> Tuple[str, bool]:
     """Dotted module name of a file from the ``__init__.py`` files above it, and whether it
     is a package's ``__init__``: ``pkg/sub/mod.py`` → (``pkg.sub.mod``, False)."""
@@ -77,7 +98,7 @@ def module_name_for(path: str) -> Tuple[str, bool]:
     stem = name.rsplit(".", 1)[0]
     if name.endswith(".ipynb"):  # a notebook is a module of its own, never importable
         return f"<notebook {stem}>", False
-    packages = _package_parts(directory)
+    packages = _package_parts(directory) or _namespace_parts(directory)
     if stem == "__init__":
         return ".".join(packages), True
     return ".".join(packages + (stem,)), False

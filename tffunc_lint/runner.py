@@ -46,6 +46,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     alone = alone or ModuleView({}, {})
     once = {key for key, reason in project.traced.items() if reason.once}
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
+            or dict(project.names) != dict(alone.names)
             or once != {key for key, reason in alone.traced.items() if reason.once})
 
 
@@ -62,7 +63,8 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
     for result in results:
         if result.index is None:
             continue
-        view = ModuleView(traced[result.path], graph.predicates_of(result.index))
+        view = ModuleView(traced[result.path], graph.predicates_of(result.index),
+                          graph.names_of(result.index))
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view))
     if again:

@@ -16,8 +16,9 @@ from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, 
 
 from . import guards
 from ..finding import TraceReason
-from .module_index import KERAS_GRAPH_METHODS, ClassInfo, FunctionKey, ModuleIndex, Target
-from .names import function_local_names, parameter_names
+from .module_index import (KERAS_GRAPH_METHODS, TF_FUNCTION, ClassInfo, FunctionKey,
+                           ModuleIndex, Target)
+from .names import canonical, function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]
 #: (function, spelling of a no-argument call in its tests) → the predicate's polarity.
@@ -29,6 +30,9 @@ class ModuleView(NamedTuple):
 
     traced: Traced
     predicates: Predicates
+    names: Mapping[str, str] = {}
+    """Names imported through other linted modules, resolved through them
+    (``from .utils import keras`` → ``keras``)."""
 
 
 _KERAS_MODELS = frozenset({
@@ -53,12 +57,17 @@ class ProjectGraph:
     def __init__(self, indexes: Iterable[ModuleIndex]):
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
+        self._stems: Dict[str, Optional[ModuleIndex]] = {}
         for index in indexes:
             self.by_path[index.path] = index
             if index.module:
                 # Two files claiming one module name: resolve neither.
                 self.by_module[index.module] = (
                     None if index.module in self.by_module else index)
+                # A script's sibling import (``from utils import x``) names it by its stem.
+                stem = index.module.rpartition(".")[2]
+                if stem != index.module:
+                    self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
 
     # -- tracing ----------------------------------------------------------------------------
@@ -83,6 +92,12 @@ class ProjectGraph:
                     add(*found, TraceReason(entry.how, entry.line, path=index.path,
                                             function=self._qualname(*found)))
             for entry in index.decorated:
+                if (entry.target[0] == "external"
+                        and self.canonical(entry.target[1]) == TF_FUNCTION):
+                    add(index.path, entry.decorated, TraceReason(
+                        entry.how, entry.line, path=index.path,
+                        function=index.functions[entry.decorated].qualname))
+                    continue
                 found = self.resolve(index, entry.target)
                 if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
                     add(index.path, entry.decorated, TraceReason(
@@ -123,7 +138,7 @@ class ProjectGraph:
         found = self.resolve(index, target)
         if found is None and target[0] == "external":
             # A library predicate re-exported by a project module.
-            return guards.EAGER if self._reexported(target[1]) in guards.EAGER_CALLS else None
+            return guards.EAGER if self.canonical(target[1]) in guards.EAGER_CALLS else None
         if found is None or hops > _MAX_HOPS:
             return None
         memo = found
@@ -142,13 +157,29 @@ class ProjectGraph:
         self._predicates[memo] = result
         return result
 
-    def _reexported(self, qualified: str, hops: int = 0) -> str:
-        """The name that a project module's import of ``qualified`` stands for."""
+    def canonical(self, qualified: str, hops: int = 0) -> str:
+        """``qualified`` with the linted modules' imports and aliases followed, as Python
+        binds them: ``pkg.utils.keras.layers.Layer`` → ``keras.layers.Layer`` when
+        ``pkg/utils.py`` imports ``keras`` (through any number of re-exports)."""
         module, rest = self._split(qualified)
-        if module is None or len(rest) != 1 or rest[0] in module.top_level or hops > _MAX_HOPS:
+        if (module is None or hops > _MAX_HOPS or rest[0] in module.top_level
+                or rest[0] in module.classes):
             return qualified
-        reexport = dict(module.imports).get(rest[0])
-        return self._reexported(reexport, hops + 1) if reexport else qualified
+        target = module.names.binding(rest[0])
+        if not target:
+            return qualified
+        return self.canonical(canonical(".".join([target, *rest[1:]])), hops + 1)
+
+    def names_of(self, index: ModuleIndex) -> Dict[str, str]:
+        """The names ``index`` imports through other linted modules, resolved through them."""
+        found: Dict[str, str] = {}
+        for name, path in index.imports:
+            target = index.names.binding(name)
+            if target and self._split(target)[0] is not None:
+                resolved = self.canonical(target)
+                if resolved != target:
+                    found[name] = resolved
+        return found
 
     def _untraced(self, index: ModuleIndex, conditions) -> bool:
         return any(c[0] == "pred" and self.predicate(index, c[1]) == c[2] for c in conditions)
@@ -230,6 +261,10 @@ class ProjectGraph:
             module = self.by_module.get(".".join(parts[:cut]))
             if module is not None:
                 return module, parts[cut:]
+        if len(parts) > 1 and parts[0] not in self.by_module:
+            module = self._stems.get(parts[0])
+            if module is not None:
+                return module, parts[1:]
         return None, []
 
     def _qualified(self, qualified: str, hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
@@ -251,7 +286,7 @@ class ProjectGraph:
             return None
         for base in cls.bases:
             if base[0] == "external":
-                kind = _keras_base_kind(base[1])
+                kind = _keras_base_kind(self.canonical(base[1]))
                 if kind:
                     return kind
             found = self._class(index, base)
@@ -280,10 +315,13 @@ class GraphContext:
     """The traced functions of one module, as the engine and the rules see them."""
 
     def __init__(self, index: ModuleIndex, traced: Traced,
-                 predicates: Optional[Predicates] = None):
+                 predicates: Optional[Predicates] = None,
+                 names: Optional[Mapping[str, str]] = None):
         self.index = index
         self.traced = traced
         self.predicates: Predicates = predicates or {}
+        self.names: Mapping[str, str] = names or {}
+        """Names resolved through other linted modules (see ``ModuleView.names``)."""
         """Polarity of the project predicates called in tests (``if in_tf_function():``)."""
         self._functions: Dict[FunctionKey, TracedFunction] = {}
 
@@ -291,10 +329,11 @@ class GraphContext:
     def for_module(cls, index: ModuleIndex) -> "GraphContext":
         """Graph context of a module linted on its own (no other module to resolve)."""
         graph = ProjectGraph([index])
-        return cls(index, graph.trace()[index.path], graph.predicates_of(index))
+        return cls(index, graph.trace()[index.path], graph.predicates_of(index),
+                   graph.names_of(index))
 
     def view(self) -> ModuleView:
-        return ModuleView(self.traced, self.predicates)
+        return ModuleView(self.traced, self.predicates, self.names)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -186,6 +186,16 @@ class NameTable:
         found = [written for at, _, written in bindings if at <= line]
         return found[-1] if found else ""
 
+    def refined(self, resolved: Dict[str, str]) -> "NameTable":
+        """This table with some names resolved further (through other linted modules)."""
+        if not resolved:
+            return self
+        bindings, written = dict(self._bindings), dict(self._written)
+        bindings.update(resolved)
+        written.update(resolved)
+        positional = {k: v for k, v in self._positional.items() if k not in resolved}
+        return NameTable(bindings, written, positional)
+
     def binding(self, name: str) -> Optional[str]:
         """What ``name`` is bound to once the module has run (canonical), or None."""
         return self._bindings.get(name) or None
