@@ -45,11 +45,16 @@ class Recording:
 
     def counts(self) -> Dict[str, int]:
         """Traces per function label (qualified name) in this recording."""
-        counter: Counter = Counter()
-        for event in self.events:
-            if not event.failed:
-                counter[RECORDER.functions[event.key].label] += 1
-        return dict(counter)
+        counter: Counter = Counter(e.key for e in self.events if not e.failed)
+        infos = [RECORDER.functions[key] for key in counter]
+        labels = Counter(info.label for info in infos)
+
+        def name(info):
+            if labels[info.label] == 1:
+                return info.label
+            return f"{info.label} ({report_module.where(*info.defined_at)})"
+
+        return {name(info): counter[info.key] for info in infos}
 
     def exceeding(self, limit: int) -> Dict[str, int]:
         return {label: n for label, n in self.counts().items() if n > limit}

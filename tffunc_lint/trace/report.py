@@ -16,7 +16,7 @@ from .recorder import RULES
 _NUMBERS = ("int", "float")
 
 
-def _where(path: str, line: int, cwd: Optional[str] = None) -> str:
+def where(path: str, line: int, cwd: Optional[str] = None) -> str:
     cwd = cwd or os.getcwd()
     try:
         relative = os.path.relpath(path, cwd)
@@ -125,7 +125,8 @@ def _suggestion(info: Dict[str, Any], history: List[Dict[str, Any]],
         return None
     text = f"@tf.function(input_signature={signature})"
     if scalars:
-        text += " and pass " + ", ".join(scalars) + " as tensors (tf.constant)"
+        text += (" and pass " + ", ".join(scalars)
+                 + (" as a tensor" if len(scalars) == 1 else " as tensors") + " (tf.constant)")
     return {"fix": text, "input_signature": signature, "tensor_parameters": scalars,
             "predicted_traces": 1}
 
@@ -145,7 +146,7 @@ def build(events: Iterable[Any], functions: Dict[str, Any],
         if row is None:
             path, line = info_dict["defined_at"]
             row = rows[event["key"]] = {
-                "function": info_dict["label"], "defined_at": _where(path, line, cwd),
+                "function": info_dict["label"], "defined_at": where(path, line, cwd),
                 "kind": info_dict["kind"], "traces": 0, "retraces": [], "_info": info_dict}
         row["traces"] += 1
         if event["cause"] == "first":
@@ -154,7 +155,7 @@ def build(events: Iterable[Any], functions: Dict[str, Any],
         changes = event["changes"]
         row["retraces"].append({
             "trace": event["index"],
-            "call_site": f"{_where(site[0], site[1], cwd)} in {site[2]}" if site else None,
+            "call_site": f"{where(site[0], site[1], cwd)} in {site[2]}" if site else None,
             "cause": event["cause"], "changes": changes,
             "relaxed_to": {k: arguments.describe(arguments.from_json(v))
                            for k, v in event["relaxed"].items()},

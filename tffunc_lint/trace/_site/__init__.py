@@ -1,0 +1,1 @@
+"""The directory put on PYTHONPATH of a traced program (its sitecustomize arms the recorder)."""
