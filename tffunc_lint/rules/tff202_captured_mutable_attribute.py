@@ -16,6 +16,11 @@ _UNPACKING = (cst.Tuple, cst.List, cst.Element, cst.StarredElement)
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 
 
+#: The reason graph context gives a Keras step method.
+_KERAS_STEP = re.compile(r"Keras \w+\.(?:train_step|test_step|predict_step)\(\)")
+_SET_UP_OR_COMPILE = frozenset({"compile", "__init__", "build"})
+
+
 class CapturedMutableAttribute(Rule):
     """A traced function reads a plain-Python attribute that other code changes.
 
@@ -66,6 +71,9 @@ class CapturedMutableAttribute(Rule):
     ```
 
     ## Known problems
+    In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
+    attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
+    step function, so the next `fit` traces again with the new value.
     Attributes assigned only in `__init__`, `build`, `__post_init__` or `setUp`, attributes
     that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`),
     and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
@@ -133,10 +141,23 @@ class CapturedMutableAttribute(Rule):
         facts = self.facts(self.context)
         line = (facts.rebound_in(classes, attribute) if classes
                 else facts.rebound_anywhere(attribute))
-        if line is None or self._tests_own_initialisation(node, classes):
+        if (line is None or self._tests_own_initialisation(node, classes)
+                or self._reset_by_compile(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
         self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
+
+    def _reset_by_compile(self, classes: Set[str], attribute: str) -> bool:
+        """In a Keras ``train_step``/``test_step``/``predict_step`` (or code they call), an
+        attribute that only ``compile()`` reassigns is read afresh: ``compile()`` drops the
+        traced step function, and the next ``fit``/``evaluate`` traces a new one."""
+        root = self.context.reason.chain()[-1] if self.context.reason else None
+        if root is None or not _KERAS_STEP.match(root.how):
+            return False
+        facts = self.facts(self.context)
+        methods = {method for cls in classes for method, attributes in
+                   facts.writers.get(cls, {}).items() if attribute in attributes}
+        return bool(methods) and methods <= _SET_UP_OR_COMPILE
 
     def _classes(self, obj: str) -> Optional[Set[str]]:
         """The classes ``obj`` may be an instance of: those of the traced method's family
