@@ -12,6 +12,7 @@ never touches this repository's git state.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -27,6 +28,11 @@ GIT = shutil.which("git")
 
 BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
 CLEAN = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    tf.print(x)\n    return x\n"
+BAD_NOTEBOOK = json.dumps({"cells": [
+    {"cell_type": "markdown", "metadata": {}, "source": ["# A notebook"]},
+    {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+     "source": BAD.splitlines(keepends=True)}], "metadata": {}, "nbformat": 4,
+    "nbformat_minor": 5}, indent=1)
 EXPECTED_LINE = f"bad.py:5:5: TFF101 {PrintInTfFunction.message} [traced: @tf.function at line 3]"
 
 pytestmark = [
@@ -92,12 +98,15 @@ def test_precommit_hook_reports_findings_and_passes_clean_files(tmp_path):
     _new_repo(project, env)
     (project / "bad.py").write_text(BAD)
     (project / "clean.py").write_text(CLEAN)
+    (project / "bad.ipynb").write_text(BAD_NOTEBOOK)
     _commit_all(project, env)
 
     found = _try_repo(hook_repo, project, env)
     output = found.stdout + found.stderr
     assert found.returncode == 1, output
     assert EXPECTED_LINE in output.splitlines(), output
+    assert any(line.startswith("bad.ipynb:cell 2:5:5: TFF101 ")  # types_or: jupyter
+               for line in output.splitlines()), output
     assert "clean.py:" not in output, output
 
     clean = _try_repo(hook_repo, project, env, "clean.py")

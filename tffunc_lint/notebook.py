@@ -205,8 +205,9 @@ def _mask(cell: _Cell) -> None:
     candidates = {i for i, line in enumerate(lines) if i not in cell.changed and _magic(line)}
     for _ in range(4):  # a line restored inside a string may change what follows
         masked = list(cell.masked)
-        for i in candidates:
-            masked[i] = _masked_line(lines, i)
+        for i in candidates:  # keep the brackets, in case the line continues an expression
+            brackets = "".join(char for char in lines[i] if char in "()[]{}")
+            masked[i] = lines[i][:len(lines[i]) - len(lines[i].lstrip())] + "pass" + brackets + "\n"
         starts = _logical_starts(masked)
         if starts is None:
             break
@@ -379,7 +380,7 @@ def _source_edits(scanner: _Scanner, span: Tuple[int, int], new: str,
 # -- findings at cell positions ---------------------------------------------------------------
 
 
-_AT_LINE = re.compile(r" at line (\d+)")
+_AT_LINE = re.compile(r"(?:(?<= at )|(?<=\())line (\d+)\b")
 
 
 def relocate(finding, maps: Dict[str, CellMap]):
@@ -396,6 +397,8 @@ def relocate(finding, maps: Dict[str, CellMap]):
                                        if finding.statement_line else 0))
     if finding.reason:
         changes["reason"] = relocate_text(finding.reason, finding.path, maps)
+    if own is not None:  # "rebound (line 12)" in the rule's own message
+        changes["message"] = relocate_text(finding.message, finding.path, maps)
     if finding.trace and any(path in maps for _, path, _line, *_ in finding.trace):
         links = []
         for how, path, line, *rest in finding.trace:
@@ -409,10 +412,11 @@ def relocate(finding, maps: Dict[str, CellMap]):
 
 
 def relocate_text(text: str, current_path: str, maps: Dict[str, CellMap]) -> str:
-    """Rewrite the ``at line N`` / ``at PATH:N`` of a rendered trace reason for notebooks."""
+    """Rewrite ``at line N``, ``(line N)`` and ``at PATH:N`` in a rendered trace reason or
+    message for notebooks: ``at cell C, line L``, ``at PATH:cell C:L``."""
     own = maps.get(current_path)
     if own is not None:
-        text = _AT_LINE.sub(lambda m: " at cell {}, line {}".format(
+        text = _AT_LINE.sub(lambda m: "cell {}, line {}".format(
             *own.locate(int(m.group(1)))), text)
     for path, cell_map in maps.items():
         if path != current_path and f" at {path}:" in text:
