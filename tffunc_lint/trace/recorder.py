@@ -200,7 +200,7 @@ class Recorder:
         return tuple(os.path.join(d, "") for d in dirs if d)
 
     def _is_library(self, filename: str) -> bool:
-        if filename.startswith("<") or "__autograph_generated_file" in filename:
+        if filename.startswith("<frozen") or "__autograph_generated_file" in filename:
             return True
         return os.path.abspath(filename).startswith(self._skip_dirs)
 
