@@ -337,11 +337,13 @@ FIX_CELLS = (
 @pytest.mark.parametrize("style", [
     {},  # what Jupyter writes: indent 1, UTF-8 as is, trailing newline
     {"indent": 2, "ensure_ascii": True, "newline": ""},
-    {"indent": 4, "string_source": True},
+    {"indent": 4, "string_source": True, "bom": True},
 ])
 def test_fix_round_trip_changes_only_the_fixed_cell(tmp_path, capsys, style):
     path = tmp_path / "nb.ipynb"
-    before = notebook(*FIX_CELLS, **style).encode("utf-8")
+    style = dict(style)
+    bom = style.pop("bom", False)
+    before = (b"\xef\xbb\xbf" if bom else b"") + notebook(*FIX_CELLS, **style).encode("utf-8")
     # The fixture keeps its outputs and odd metadata byte for byte too.
     path.write_bytes(before)
     code, out, _ = run(capsys, "--fix", "--unsafe-fixes", str(path))

@@ -93,8 +93,9 @@ class _Cell:
 class Notebook:
     """One notebook's code cells, joined into one Python source."""
 
-    def __init__(self, raw: str, data: dict, cells: List[_Cell], python: bool):
-        self.raw, self.data, self.python = raw, data, python
+    def __init__(self, raw: str, data: dict, cells: List[_Cell], python: bool,
+                 bom: bool = False):
+        self.raw, self.data, self.python, self.bom = raw, data, python, bom
         self._cells = cells
         self.errors: List[Tuple[int, int, str]] = []
         """Cells that do not parse: (line in the joined source, column, message)."""
@@ -142,7 +143,7 @@ class Notebook:
             code = _Cell(index + 1, index, _split(text))
             _mask(code)
             cells.append(code)
-        return cls(raw, data, cells, _is_python(data))
+        return cls(raw, data, cells, _is_python(data), source.startswith(b"\xef\xbb\xbf"))
 
     def with_fixed(self, fixed_text: str) -> bytes:
         """The notebook's bytes with the cells a fix changed, everything else as it was."""
@@ -165,9 +166,8 @@ class Notebook:
             if cell.lines and not cell.lines[-1].endswith(("\n", "\r")) and lines:
                 lines[-1] = lines[-1][:-1] if lines[-1].endswith("\n") else lines[-1]
             new_sources[cell.index] = "".join(lines)
-        if not new_sources:
-            return self.raw.encode("utf-8")
-        return _splice(self.raw, self.data, new_sources).encode("utf-8")
+        text = _splice(self.raw, self.data, new_sources) if new_sources else self.raw
+        return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
 
 def _short(error: BaseException) -> str:
