@@ -74,7 +74,11 @@ class PrintInTfFunction(Rule):
     `tffunc-lint --fix --unsafe-fixes` rewrites `print(...)` to `tf.print(...)` (unsafe
     because the program then prints on every call, to standard error) when the module imports
     TensorFlow under a name and the call passes only positional arguments, `sep=` or `end=`
-    (`file=` and `flush=` have no `tf.print` equivalent).
+    (`file=` and `flush=` have no `tf.print` equivalent). Text formatted in Python would
+    print the symbolic tensor on every call, so a simple f-string becomes `tf.print`
+    arguments (`print(f"loss {loss} at {step}")` → `tf.print("loss", loss, "at", step)`),
+    and a print that formats otherwise (`{x:.2f}`, `{x!r}`, placeholders not separated by
+    spaces, a `sep=`, `%`, `.format()`, `str()`) gets no fix.
 
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
@@ -112,11 +116,87 @@ class PrintInTfFunction(Rule):
         return self.message
 
     def _tf_print(self, node: cst.Call):
-        """``tf.print(...)`` with the same arguments, when that means the same thing."""
+        """``tf.print(...)`` with the same arguments, when that means the same thing.
+
+        Text formatted in Python would show the symbolic tensor, once per call: a simple
+        f-string becomes tf.print arguments (``print(f"loss {loss} at {step}")`` →
+        ``tf.print("loss", loss, "at", step)``), other formatting gets no fix."""
         alias = self.context.module_alias("tensorflow")
         if alias is None or alias in self.context.local_names:
             return None
+        default_sep = True
         for arg in node.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value not in _TF_PRINT_KEYWORDS):
                 return None
-        return node.with_changes(func=cst.Attribute(cst.Name(alias), cst.Name("print")))
+            if arg.keyword is not None and arg.keyword.value == "sep":
+                default_sep = False
+        args = []
+        for arg in node.args:
+            if arg.keyword is None and _formats_text(arg.value):
+                pieces = (_f_string_pieces(arg.value)
+                          if default_sep and isinstance(arg.value, cst.FormattedString) else None)
+                if pieces is None:
+                    return None
+                args.extend(cst.Arg(piece) for piece in pieces[:-1])
+                args.append(arg.with_changes(value=pieces[-1]))
+            else:
+                args.append(arg)
+        return node.with_changes(func=cst.Attribute(cst.Name(alias), cst.Name("print")),
+                                 args=args)
+
+
+def _formats_text(value: cst.BaseExpression) -> bool:
+    """An argument that builds text from values in Python: an f-string with placeholders,
+    ``"..." % x``, ``"...".format(x)``, ``str(x)``/``repr(x)``/``format(x)``."""
+    for node in _walk(value):
+        if isinstance(node, cst.FormattedString) and any(
+                isinstance(part, cst.FormattedStringExpression) for part in node.parts):
+            return True
+        if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+                and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString,
+                                           cst.FormattedString))):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in ("str", "repr", "format"):
+                return True
+            if (isinstance(func, cst.Attribute) and func.attr.value in ("format", "format_map")
+                    and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                cst.FormattedString))):
+                return True
+    return False
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _f_string_pieces(fstring: cst.FormattedString):
+    """The tf.print arguments that print what ``fstring`` prints, separated by tf.print's
+    default single space: the text between placeholders must start and end with a space
+    (``f"loss {loss} at {step}"`` → ``"loss", loss, "at", step``). None when that cannot be
+    said: conversions, format specs, ``{x=}``, placeholders not separated by spaces."""
+    quote_prefix = fstring.start[:-len(fstring.end)].replace("f", "").replace("F", "")
+    pieces = []
+    parts = list(fstring.parts)
+    for index, part in enumerate(parts):
+        if isinstance(part, cst.FormattedStringExpression):
+            if part.conversion is not None or part.format_spec is not None or part.equal:
+                return None
+            if index and isinstance(parts[index - 1], cst.FormattedStringExpression):
+                return None  # f"{a}{b}": nothing to separate them
+            pieces.append(part.expression)
+            continue
+        text = part.value
+        after = index > 0  # follows a placeholder (text parts never follow each other)
+        before = index < len(parts) - 1
+        if after and before and text == " ":
+            continue
+        if (after and not text.startswith(" ")) or (before and not text.endswith(" ")):
+            return None
+        text = text[1 if after else 0:len(text) - 1 if before else len(text)]
+        text = text.replace("{{", "{").replace("}}", "}")
+        pieces.append(cst.SimpleString(f"{quote_prefix}{fstring.end}{text}{fstring.end}"))
+    return pieces or None
