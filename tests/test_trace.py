@@ -382,7 +382,7 @@ PROGRAM = textwrap.dedent('''\
 
 def _trace_cli(tmp_path, *options, code="0"):
     (tmp_path / "train.py").write_text(PROGRAM)
-    return subprocess.run([sys.executable, "-m", "tffunc_lint.trace.cli", *options, "--",
+    return subprocess.run([sys.executable, "-m", "tffunc_lint", "trace", *options, "--",
                            sys.executable, "train.py", code],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
 
@@ -411,9 +411,9 @@ def test_cli_without_tensorflow_exits_2_and_says_what_to_install(monkeypatch, ca
 
 
 def test_cli_usage_error_without_a_command(capsys):
-    from tffunc_lint.trace import cli
+    from tffunc_lint.doors import cli
 
-    assert cli.main(["--max-traces", "3"]) == 2
+    assert cli.main(["trace", "--max-traces", "3"]) == 2
     assert "no command" in capsys.readouterr().err
 
 
