@@ -21,7 +21,7 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -61,7 +61,9 @@ class FileResult:
     cells: Optional[CellMap] = None
     """For a notebook: where the lines of its joined code cells are (None for other files)."""
     original: Optional[bytes] = None
-    """For a notebook with a fix: the bytes the fix was computed from."""
+    """With a fix: the bytes the fix was computed from."""
+    fixed_findings: List[Finding] = field(default_factory=list)
+    """With a fix: the findings it removes (reported after all if it cannot be written)."""
 
 
 class _KeyMismatch(Exception):
@@ -242,6 +244,7 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
         if SyntaxErrorRule.code in enabled]
     maps = {path: book.cell_map}
     result.findings = sorted(relocate(f, maps) for f in findings)
+    result.fixed_findings = [relocate(f, maps) for f in result.fixed_findings]
     result.cells = book.cell_map
     return result
 
@@ -304,6 +307,7 @@ def _checked_fix(result: FileResult, new_text: str) -> FileResult:
         return result
     fixed = [f for f in result.findings if f.fixable]
     result.findings = [f for f in result.findings if not f.fixable]
+    result.fixed_findings = fixed
     result.fixed_source = new_text
     result.fixes_applied = len(fixed)
     return result
@@ -431,4 +435,7 @@ def lint_file(path: str, settings: Settings, fix: bool = False,
         finding = _file_finding(path, f"cannot read file: {error.strerror or error}")
         enabled = settings.enabled_for(path)
         return FileResult(path, [finding] if finding.code in enabled else [])
-    return lint_source(path, source, settings, fix=fix, view=view)
+    result = lint_source(path, source, settings, fix=fix, view=view)
+    if result.fixed_source is not None and result.original is None:
+        result.original = source
+    return result
