@@ -16,8 +16,8 @@ from tests.test_cli import (ALL_RULES, PRINT_ONLY, Result, assert_usage_error, f
                             run, write)
 
 LINE_OF = {"TFF405": 3, "TFF101": 5, "TFF301": 6}
-KNOWN_KEYS = ("exclude, extend-ignore, extend-select, extra-traced-decorators, ignore, "
-              "per-file-ignores, select")
+KNOWN_KEYS = ("exclude, extend-exclude, extend-ignore, extend-select, extra-traced-decorators, "
+              "force-exclude, ignore, per-file-ignores, respect-gitignore, select")
 
 
 def write_config(directory: str, body: str) -> Path:
@@ -157,8 +157,12 @@ def test_exclude(capsys):
         write(path, PRINT_ONLY)
     assert reported(run(capsys, ".")) == [("pkg/keep.py", 5, "TFF101"),
                                           ("pkg/vendor/c.py", 5, "TFF101")]
-    # --exclude adds to the configured globs.
-    assert reported(run(capsys, "--exclude", "vendor", ".")) == [("pkg/keep.py", 5, "TFF101")]
+    # --extend-exclude adds to the configured globs, --exclude replaces them (as in ruff).
+    assert reported(run(capsys, "--extend-exclude", "vendor", ".")) == [
+        ("pkg/keep.py", 5, "TFF101")]
+    assert reported(run(capsys, "--exclude", "vendor", ".")) == [
+        ("generated/a.py", 5, "TFF101"), ("pkg/generated/b.py", 5, "TFF101"),
+        ("pkg/keep.py", 5, "TFF101"), ("pkg/skip_me.py", 5, "TFF101")]
     # A file named on the command line is linted all the same.
     assert reported(run(capsys, "pkg/skip_me.py")) == [("pkg/skip_me.py", 5, "TFF101")]
 

@@ -23,8 +23,19 @@ from .rule import all_rules
 
 SECTION = "tffunc-lint"
 _LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude",
-              "extra-traced-decorators")
-KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores",))
+              "extend-exclude", "extra-traced-decorators")
+_BOOLEAN_KEYS = ("force-exclude", "respect-gitignore")
+KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOLEAN_KEYS + ("per-file-ignores",))
+
+#: The default ``exclude``: directories of tools, caches, builds and installed packages
+#: (ruff's and flake8's usual suspects). Setting ``exclude`` replaces it; ``extend-exclude``
+#: adds to it.
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache", ".svn",
+    ".tox", ".venv", "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist",
+    "node_modules", "site-packages", "venv", "*.egg-info",
+)
 
 
 class ConfigError(Exception):
@@ -61,7 +72,10 @@ class Settings:
     extend_select: Tuple[str, ...] = ()
     extend_ignore: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
-    exclude: Tuple[str, ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
     extra_traced_decorators: Tuple[str, ...] = ()
     unsafe_fixes: bool = False
     root: str = "."
@@ -89,11 +103,20 @@ class Settings:
                     enabled = enabled - _expand_all(selectors, "per-file-ignores")
         return enabled
 
-    def is_excluded(self, path: str) -> bool:
-        if not self.exclude:
+    def is_excluded(self, path: str, ancestors: bool = True) -> bool:
+        """Whether ``exclude``/``extend-exclude`` match the path (relative to the
+        configuration's directory) or its name; with ``ancestors``, also any directory it is
+        in. A walk checks each entry as it meets it, so it passes ``ancestors=False``: a
+        directory named on the command line is walked even when its own name is excluded."""
+        patterns = self.exclude + self.extend_exclude
+        if not patterns:
             return False
         relative = _relative(path, self.root)
-        return any(_glob_match(relative, pattern) for pattern in self.exclude)
+        if ancestors:
+            return any(_glob_match(relative, pattern) for pattern in patterns)
+        name = relative.rsplit("/", 1)[-1]
+        return any(fnmatch.fnmatch(relative, pattern.rstrip("/"))
+                   or fnmatch.fnmatch(name, pattern.rstrip("/")) for pattern in patterns)
 
 
 def _relative(path: str, root: str) -> str:
@@ -136,8 +159,9 @@ def find_pyproject(start: Path) -> Optional[Path]:
             try:
                 if _has_section(candidate):
                     return candidate
-            except OSError:
-                continue
+            except OSError as error:  # it may hold our table: never skip it silently
+                raise ConfigError(f"{candidate}: cannot read: {error.strerror or error}"
+                                  ) from None
     return None
 
 
@@ -171,6 +195,11 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
                           f"(known keys: {', '.join(sorted(KNOWN_KEYS))})")
     values: Dict[str, object] = {k.replace("-", "_"): _string_list(table[k], k, origin)
                                  for k in _LIST_KEYS if k in table}
+    for key in _BOOLEAN_KEYS:
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{origin}: [tool.{SECTION}] key {key!r} must be true or false")
+            values[key.replace("-", "_")] = table[key]
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{origin}: [tool.{SECTION}] key 'per-file-ignores' must be a table "
@@ -181,14 +210,18 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
     return Settings(root=str(pyproject.parent), source=origin, **values)
 
 
-def with_overrides(settings: Settings, **overrides: Optional[Sequence[str]]) -> Settings:
-    """Apply CLI flags: ``select``/``ignore`` replace, ``extend_*`` add to the file's lists."""
+def with_overrides(settings: Settings, **overrides) -> Settings:
+    """Apply CLI flags: ``select``/``ignore``/``exclude`` replace, ``extend_*`` add to the
+    file's lists, booleans (``force_exclude``, ``respect_gitignore``) replace."""
     changes: Dict[str, object] = {}
     for key, value in overrides.items():
         if value is None:
             continue
+        if isinstance(value, bool):
+            changes[key] = value
+            continue
         value = tuple(value)
-        if key in ("extend_select", "extend_ignore", "exclude"):
+        if key in ("extend_select", "extend_ignore", "extend_exclude"):
             value = getattr(settings, key) + value
         changes[key] = value
     return replace(settings, **changes)

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator, List, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Tuple
 
 from .config import Settings
-
-#: Directory names never descended into (ruff's and flake8's usual suspects).
-SKIPPED_DIRECTORIES = frozenset({
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
-    ".mypy_cache", ".nox", ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache", ".svn",
-    ".tox", ".venv", "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist",
-    "node_modules", "site-packages", "venv",
-})
+from .gitignore import GitIgnore
 
 
 class PathError(Exception):
@@ -25,38 +19,62 @@ def _is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def iter_python_files(paths: Iterable[str], settings_for: Callable[[str], Settings]
-                      ) -> Iterator[str]:
-    """Files named explicitly are always linted; directories are walked recursively."""
+def _error(error: OSError) -> str:
+    return f"{os.path.normpath(error.filename)}: {error.strerror or error}"
+
+
+def iter_python_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
+                      errors: Optional[List[str]] = None) -> Iterator[str]:
+    """Files named explicitly are linted (unless ``force-exclude`` excludes them), whatever
+    their kind (``/dev/null``, a FIFO); directories are walked recursively.
+
+    A path that does not exist, or a directory that cannot be listed, is appended to
+    ``errors`` as one message and the rest goes on (without ``errors``: PathError).
+    """
+    def report(message: str) -> None:
+        if errors is None:
+            raise PathError(message)
+        errors.append(message)
+
     for path in paths:
-        if os.path.isfile(path):
+        if settings_for(path).force_exclude and settings_for(path).is_excluded(path):
+            continue
+        if os.path.isdir(path):
+            yield from _walk(path, settings_for, report)
+        elif os.path.exists(path):
             yield os.path.normpath(path)
-        elif os.path.isdir(path):
-            yield from _walk(path, settings_for)
         else:
-            raise PathError(f"{path}: no such file or directory")
+            report(f"{path}: {os.strerror(errno.ENOENT)}")
 
 
-def _walk(root: str, settings_for: Callable[[str], Settings]) -> Iterator[str]:
-    def on_error(error: OSError) -> None:
-        raise PathError(f"{error.filename}: {error.strerror}")
-
-    for directory, subdirectories, files in os.walk(root, onerror=on_error):
+def _walk(root: str, settings_for: Callable[[str], Settings],
+          report: Callable[[str], None]) -> Iterator[str]:
+    ignore = GitIgnore()
+    # A directory named explicitly is walked even when git ignores it, like an excluded one
+    # (ruff does the same); everything below it then matches its pattern, so ask no more.
+    gitignored_root = settings_for(root).respect_gitignore and ignore.ignored(root, True)
+    for directory, subdirectories, files in os.walk(root, onerror=lambda e: report(_error(e))):
         settings = settings_for(directory)
+        respect_gitignore = settings.respect_gitignore and not gitignored_root
+
+        def skipped(path: str, is_directory: bool) -> bool:
+            return (settings.is_excluded(path, ancestors=False)
+                    or (respect_gitignore and ignore.ignored(path, is_directory)))
+
         subdirectories[:] = sorted(
             name for name in subdirectories
-            if name not in SKIPPED_DIRECTORIES and not name.endswith(".egg-info")
-            and not _is_virtualenv(os.path.join(directory, name))
-            and not settings.is_excluded(os.path.join(directory, name)))
+            if not _is_virtualenv(os.path.join(directory, name))
+            and not skipped(os.path.join(directory, name), True))
         for name in sorted(files):
             if name.endswith((".py", ".pyi", ".ipynb")):
                 path = os.path.normpath(os.path.join(directory, name))
-                if not settings.is_excluded(path):
+                if not skipped(path, False):
                     yield path
 
 
-def collect(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> List[str]:
-    return sorted(set(iter_python_files(paths, settings_for)))
+def collect(paths: Iterable[str], settings_for: Callable[[str], Settings],
+            errors: Optional[List[str]] = None) -> List[str]:
+    return sorted(set(iter_python_files(paths, settings_for, errors)))
 
 
 #: How many directories without ``__init__.py`` may sit between a module and a regular

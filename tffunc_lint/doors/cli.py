@@ -11,11 +11,9 @@ import argparse
 from dataclasses import replace
 import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from .. import __version__
 from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
@@ -24,6 +22,7 @@ from ..docs import render_rule
 from ..files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics, write_traced
 from ..rule import all_rules, rule_by_code_or_name
+from ..engine import FileResult, lint_source
 from ..runner import lint_project
 from ..verify import DEFAULT_TIMEOUT
 
@@ -39,19 +38,49 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {value!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {jobs}")
+    return jobs
+
+
 def _check_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tffunc-lint",
         description="Find tf.function pitfalls. Subcommands: `tffunc-lint rules` lists the "
                     "rules, `tffunc-lint explain CODE` prints a rule's documentation.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="files or directories to lint (default: .)")
+                        help="files or directories to lint (default: .); - reads standard "
+                             "input")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="the name of the file read from standard input: for messages, "
+                             "its configuration, per-file-ignores and (with --force-exclude) "
+                             "exclude")
     selection = parser.add_argument_group("rule selection (codes, prefixes or rule names, "
                                           "comma-separated)")
     for flag in ("select", "ignore", "extend-select", "extend-ignore"):
         selection.add_argument(f"--{flag}", action="append", metavar="RULES")
     parser.add_argument("--exclude", action="append", metavar="GLOBS",
-                        help="extra glob patterns of files or directories to skip")
+                        help="glob patterns of files or directories to skip; replaces the "
+                             "configured `exclude` (and its defaults: build, dist, .venv, ...)")
+    parser.add_argument("--extend-exclude", action="append", metavar="GLOBS",
+                        help="glob patterns to skip in addition to `exclude`")
+    parser.add_argument("--force-exclude", action="store_const", const=True,
+                        dest="force_exclude",
+                        help="apply exclude to files and directories named on the command "
+                             "line (and to --stdin-filename) too")
+    parser.add_argument("--no-force-exclude", action="store_const", const=False,
+                        dest="force_exclude", help=argparse.SUPPRESS)
+    parser.add_argument("--respect-gitignore", action="store_const", const=True,
+                        dest="respect_gitignore", help=argparse.SUPPRESS)
+    parser.add_argument("--no-respect-gitignore", action="store_const", const=False,
+                        dest="respect_gitignore",
+                        help="also lint files that .gitignore files ignore when walking "
+                             "directories")
     parser.add_argument("--extra-traced-decorators", action="append", metavar="NAMES",
                         help="project decorators that wrap tf.function")
     parser.add_argument("--config", metavar="PYPROJECT",
@@ -78,7 +107,7 @@ def _check_parser() -> argparse.ArgumentParser:
                              "speed-up); no paths")
     verify.add_argument("--verify-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"per-rule limit (default: {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("-j", "--jobs", type=_jobs, default=os.cpu_count() or 1,
                         help="worker processes (default: number of CPUs)")
     parser.add_argument("--version", action="version", version=f"tffunc-lint {__version__}")
     return parser
@@ -93,6 +122,8 @@ def _settings_for(args: argparse.Namespace) -> Callable[[str], Settings]:
             expand_selector(selector, f"--{flag}")  # report the command line's own mistakes
     overrides = {flag.replace("-", "_"): value for flag, value in selections.items()}
     overrides.update(exclude=split_list(args.exclude),
+                     extend_exclude=split_list(args.extend_exclude),
+                     force_exclude=args.force_exclude, respect_gitignore=args.respect_gitignore,
                      extra_traced_decorators=split_list(args.extra_traced_decorators))
     if args.isolated:
         fixed: Optional[Settings] = Settings(root=os.getcwd())
@@ -109,27 +140,37 @@ def _settings_for(args: argparse.Namespace) -> Callable[[str], Settings]:
     return lambda path: replace(resolve(path), unsafe_fixes=True)
 
 
-def _write_fixed(path: str, content: bytes) -> None:
-    """Replace the file atomically, keeping its permissions."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tffunc-lint-")
+NOT_WRITABLE = "not writable, fix not applied"
+CHANGED = "fix skipped: the file changed while it was linted"
+
+
+def _write_fixed(path: str, content: bytes, original: Optional[bytes]) -> Optional[str]:
+    """Write a fix into the file; None, or why it was not written.
+
+    The file is rewritten in place, as ruff and black do, not replaced by a renamed
+    temporary file: ``open`` follows a symbolic link to its target, and the inode stays the
+    same, so hard links, owner, group, permissions and extended attributes all survive (a
+    rename would turn a symlink into a regular file, split a hard link, and give the file
+    our owner). A read-only file (no write bit, even for root) is left alone. Through the
+    same handle, the bytes are compared first with those the fix was computed from, so an
+    edit made while the run went on is never overwritten.
+    """
     try:
-        with os.fdopen(handle, "wb") as stream:
+        if not os.stat(path).st_mode & 0o222:
+            return NOT_WRITABLE
+        with open(path, "r+b") as stream:
+            if original is not None and stream.read() != original:
+                return CHANGED
+            stream.seek(0)
             stream.write(content)
-        shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def _read(path: str) -> Optional[bytes]:
-    try:
-        with open(path, "rb") as stream:
-            return stream.read()
-    except OSError:
-        return None
+            stream.truncate()
+            stream.flush()
+            os.fsync(stream.fileno())
+    except PermissionError:
+        return NOT_WRITABLE
+    except OSError as error:
+        return f"fix not applied: {error.strerror or error}"
+    return None
 
 
 def _verify_selection(args: argparse.Namespace, homework: str) -> Callable[[str], bool]:
@@ -175,20 +216,25 @@ def run_check(argv: Sequence[str]) -> int:
         return run_verify(args)
     args.paths = args.paths or ["."]
     settings_for = _settings_for(args)
-    files = collect(args.paths, settings_for)
-    results = lint_project(files, settings_for, fix=args.fix, workers=max(1, args.jobs))
-    findings = sorted(f for result in results for f in result.findings)
+    if "-" in args.paths:
+        return _run_stdin(args, settings_for)
+    errors: List[str] = []  # paths that do not exist or cannot be listed: reported, not fatal
+    files = collect(args.paths, settings_for, errors)
+    for error in errors:
+        print(f"tffunc-lint: error: {error}", file=sys.stderr)
+    results = lint_project(files, settings_for, fix=args.fix, workers=args.jobs)
     fixed = 0
     for result in results:
         if result.fix_error:
             print(f"{result.path}: {result.fix_error}", file=sys.stderr)
         if result.fixed_source is not None:
-            if result.original is not None and _read(result.path) != result.original:
-                print(f"{result.path}: fix skipped: the file changed while it was linted",
-                      file=sys.stderr)
+            problem = _write_fixed(result.path, result.fixed_source, result.original)
+            if problem is not None:
+                print(f"{result.path}: {problem}", file=sys.stderr)
+                result.findings = sorted(result.findings + result.fixed_findings)
                 continue
-            _write_fixed(result.path, result.fixed_source)
             fixed += result.fixes_applied
+    findings = sorted(f for result in results for f in result.findings)
     if args.show_traced:
         write_traced(results, sys.stdout)
         return EXIT_CLEAN
@@ -198,6 +244,37 @@ def run_check(argv: Sequence[str]) -> int:
         write_findings(findings, args.output_format, sys.stdout)
     if args.fix and args.output_format == "text":
         print(f"Fixed {fixed} finding(s); {len(findings)} remaining.", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _run_stdin(args: argparse.Namespace, settings_for: Callable[[str], Settings]) -> int:
+    """``tffunc-lint -``: lint standard input as the file ``--stdin-filename`` names (its
+    configuration, per-file-ignores and, with --force-exclude, exclude). With --fix, the
+    fixed source goes to standard output and the findings left to standard error, as in
+    ruff."""
+    if len(args.paths) > 1:
+        raise UsageError("- (standard input) cannot be combined with other paths")
+    name = args.stdin_filename or "-"
+    source = sys.stdin.buffer.read()
+    settings = settings_for(name)
+    if args.stdin_filename and settings.force_exclude and settings.is_excluded(name):
+        result = FileResult(name, [])
+    else:
+        result = lint_source(name, source, settings, fix=args.fix)
+    if result.fix_error:
+        print(f"{name}: {result.fix_error}", file=sys.stderr)
+    findings = sorted(result.findings)
+    if args.fix:
+        sys.stdout.buffer.write(result.fixed_source if result.fixed_source is not None
+                                else source)
+        sys.stdout.flush()
+        write_findings(findings, args.output_format, sys.stderr)
+    elif args.statistics:
+        write_statistics(findings, sys.stdout)
+    else:
+        write_findings(findings, args.output_format, sys.stdout)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
@@ -228,13 +305,21 @@ def run_explain(argv: Sequence[str]) -> int:
     return EXIT_CLEAN
 
 
-_SUBCOMMANDS = {"rules": run_rules, "explain": run_explain}
+#: ``rule`` is ruff's spelling of ``explain``. A first argument that names a subcommand is
+#: always the subcommand, whatever the working directory holds, so a command means the same
+#: everywhere; lint a directory called ``rules`` with ``tffunc-lint check rules`` (``check``
+#: is the default command, spelled out) or ``tffunc-lint ./rules``.
+_SUBCOMMANDS = {"check": run_check, "rules": run_rules, "explain": run_explain,
+                "rule": run_explain}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in _SUBCOMMANDS:
+            if argv[0] != "check" and os.path.exists(argv[0]):
+                print(f"tffunc-lint: note: `{argv[0]}` is a subcommand; to lint the path "
+                      f"{argv[0]}, run `tffunc-lint check {argv[0]}`", file=sys.stderr)
             return _SUBCOMMANDS[argv[0]](argv[1:])
         return run_check(argv)
     except UsageError as error:
