@@ -305,12 +305,23 @@ def run_explain(argv: Sequence[str]) -> int:
     return EXIT_CLEAN
 
 
+def run_trace(argv: Sequence[str]) -> int:
+    # Imported here: the trace door loads only for `tffunc-lint trace` (and TensorFlow only
+    # in the traced program).
+    from ..trace.cli import TraceUsageError, run_trace as trace_program
+
+    try:
+        return trace_program(argv)
+    except TraceUsageError as error:
+        raise UsageError(str(error)) from None
+
+
 #: ``rule`` is ruff's spelling of ``explain``. A first argument that names a subcommand is
 #: always the subcommand, whatever the working directory holds, so a command means the same
 #: everywhere; lint a directory called ``rules`` with ``tffunc-lint check rules`` (``check``
 #: is the default command, spelled out) or ``tffunc-lint ./rules``.
 _SUBCOMMANDS = {"check": run_check, "rules": run_rules, "explain": run_explain,
-                "rule": run_explain}
+                "rule": run_explain, "trace": run_trace}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
