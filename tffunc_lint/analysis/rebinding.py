@@ -31,6 +31,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 from .guards import init_targets
 from .module_index import CALLED, bound_names, iter_statements
 from .names import ast_dotted_name, function_local_names
+from .timeline import INF, Timeline, Times
 
 
 def _scope_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -44,6 +45,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: Code that may run later, or more than once.
 _DEFERRED = (*_SCOPES, *_LOOPS, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _TF_VARIABLE = "tensorflow.Variable"
+_TF_FUNCTION = "tensorflow.function"
 _GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
 _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
 NEVER = 0
@@ -70,6 +72,10 @@ class ModuleRebinding:
     under ``global`` (that may run at any time). Names bound once are absent."""
     where: Dict[str, int] = field(default_factory=dict)
     """Name → a line that rebinds it, for messages."""
+    lines: Dict[str, List[int]] = field(default_factory=dict)
+    """Rebound name → the lines of the module-level statements that bind it."""
+    setters: Dict[str, List[int]] = field(default_factory=dict)
+    """Rebound name → the lines of the assignments under ``global`` that change it."""
 
     def rebound_for(self, line: int) -> FrozenSet[str]:
         """Names rebound after ``line`` (where a function reading them is defined)."""
@@ -96,6 +102,11 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
             continue
         if _tracked_state(module_level + in_functions.get(name, []), resolve):
             continue
+        if not elsewhere and len({_import_target(b) for b in module_level}) == 1 and \
+                _import_target(module_level[0]) is not None:
+            continue  # ``import tensorflow as tf`` again: the same module
+        result.lines[name] = sorted({b.line for b in module_level})
+        result.setters[name] = [b.line for b in elsewhere]
         if elsewhere:
             result.rebound_after[name] = ALWAYS
             result.where[name] = elsewhere[0].line
@@ -104,6 +115,20 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
             result.rebound_after[name] = last.line
             result.where[name] = last.line
     return result
+
+
+def _import_target(binding: Binding) -> Optional[str]:
+    """What an import binding ``binding.name`` to, or None for any other binding."""
+    node = binding.value
+    if not isinstance(node, (ast.Import, ast.ImportFrom)):
+        return None
+    for alias in node.names:
+        if isinstance(node, ast.Import):
+            if (alias.asname or alias.name.partition(".")[0]) == binding.name:
+                return alias.name if alias.asname else binding.name
+        elif (alias.asname or alias.name) == binding.name:
+            return f"{'.' * node.level}{node.module or ''}.{alias.name}"
+    return None
 
 
 def _tracked_state(found: List[Binding], resolve) -> bool:
@@ -404,16 +429,27 @@ GLOBAL, CLOSURE = "global", "closure"
 
 
 class Rebinding:
-    """The rebinding facts of one module, as the rules query them (``FileContext.fact``)."""
+    """The rebinding facts of one module, as the rules query them (``FileContext.fact``).
+
+    A global read while tracing is frozen into the trace of each ``tf.function`` object
+    whose trace runs the read. It matters when a rebinding of the global can run between
+    two calls of one such object (``Timeline``): between its first and its last call in
+    module statement order, in a loop that also calls it, or in a function that can run
+    then. Each ``def`` is its own object; a trace reused only by importers (a function
+    module-level code never reaches) sees every import-time rebinding before its first
+    call."""
 
     def __init__(self, context):
         self._index = context.graph.index
         self._resolve = context.names.resolve
         self._traced = context.graph.traced
+        self._tree = context.tree
         self.module = module_rebinding(context.tree, context.names.resolve, context.text)
         self._scopes: Dict[int, ScopeBindings] = {}
         self._functions: Dict[object, Dict[str, Tuple[str, int]]] = {}
-        self._reused: Optional[Set[object]] = None
+        self._entries: Optional[Dict[object, Set[object]]] = None
+        self._timeline: Optional[Timeline] = None
+        self._objects: Dict[object, List[Tuple[Optional[int], Times]]] = {}
 
     @classmethod
     def of(cls, context) -> "Rebinding":
@@ -432,43 +468,130 @@ class Rebinding:
         """The trace of ``key`` is reused by later calls: it runs under a ``tf.function``
         (or a Keras method), not only under a graph API such as ``Dataset.map`` that traces
         its function once, on the spot."""
-        if self._reused is None:
-            self._reused = self._reused_traces()
-        return key in self._reused
+        return key in self.entries()
 
-    def _reused_traces(self) -> Set[object]:
+    def entries(self) -> Dict[object, Set[object]]:
+        """Traced function → the entry points (``@tf.function`` defs, Keras methods …) whose
+        reused traces run it."""
+        if self._entries is None:
+            self._entries = self._entry_points()
+        return self._entries
+
+    def _entry_points(self) -> Dict[object, Set[object]]:
         from .graph_context import ProjectGraph
         from .module_index import PASSED
 
         index, traced = self._index, self._traced
         project = ProjectGraph([index])
-        reused = {key for key, reason in traced.items()
-                  if _reused_entry(reason.chain()[-1].how)}
+        entries: Dict[object, Set[object]] = {}
+        for key, reason in traced.items():
+            root = reason.chain()[-1]
+            if _reused_entry(root.how) and (reason.via is None or root.path != index.path):
+                entries[key] = {key}
+        outers = {key: [outer for outer, _ in enclosing_functions(index, key)]
+                  for key in traced}
         changed = True
         while changed:
             changed = False
             for key in traced:
-                if key in reused:
-                    continue
-                if any(outer in reused for outer, _ in enclosing_functions(index, key)):
-                    reused.add(key)
-                    changed = True
-            queue = list(reused)
+                for outer in outers[key]:
+                    if outer in entries and not entries[outer] <= entries.get(key, set()):
+                        entries.setdefault(key, set()).update(entries[outer])
+                        changed = True
+            queue = list(entries)
             while queue:
-                function = index.functions.get(queue.pop())
+                source = queue.pop()
+                function = index.functions.get(source)
                 for target, _, how in function.edges if function else ():
                     found = project.resolve(index, target)
-                    if (found and found[0] == index.path and found[1] in traced
-                            and found[1] not in reused and how in (CALLED, PASSED)):
-                        reused.add(found[1])
+                    if not (found and found[0] == index.path and found[1] in traced
+                            and how in (CALLED, PASSED)):
+                        continue
+                    if not entries[source] <= entries.get(found[1], set()):
+                        entries.setdefault(found[1], set()).update(entries[source])
                         queue.append(found[1])
                         changed = True
-        return reused
+        for key, reason in traced.items():  # reused, though not reached from its entry here
+            if key not in entries and _reused_entry(reason.chain()[-1].how):
+                entries[key] = {key}
+        return entries
+
+    def timeline(self) -> Timeline:
+        if self._timeline is None:
+            self._timeline = Timeline(self._tree, self._wraps)
+        return self._timeline
+
+    def _wraps(self, call: ast.Call) -> bool:
+        """``tf.function(f, ...)``, ``tf.function(...)(f)``, ``functools.partial(f, ...)``."""
+        func = call.func.func if isinstance(call.func, ast.Call) else call.func
+        return self._resolve(ast_dotted_name(func) or "") in _WRAPPERS
+
+    def objects(self, entry) -> List[Tuple[Optional[int], Times]]:
+        """The ``tf.function`` objects made for the entry point ``entry``: (the line that
+        binds the object, when the module does, and when it may be called)."""
+        found = self._objects.get(entry)
+        if found is not None:
+            return found
+        timeline = self.timeline()
+        node = self._index.nodes.get(entry)
+        line = getattr(node, "lineno", 0)
+        unit = timeline.unit_at(line)
+        found = []
+        if unit is not None and timeline.units.get(unit) is node:  # a module-level def
+            reason = self._traced.get(entry)
+            if reason is None or reason.chain()[-1].how != "tf.function(...)":
+                found.append((line, timeline.of(unit)))
+            for (name, at), (call, wrapped) in timeline.wrappers.items():
+                func = call.func.func if isinstance(call.func, ast.Call) else call.func
+                if self._resolve(ast_dotted_name(func) or "") == _TF_FUNCTION and any(
+                        bound == line for bound, _, _ in timeline.in_force(wrapped, at, at)):
+                    found.append((at, timeline.of((name, at))))
+        if not found:  # a method, a nested function: from its module-level code onwards
+            start = timeline.of(unit).bounds()[0] if unit is not None else line
+            found.append((None, Times(spans={(start, INF)})))
+        self._objects[entry] = found
+        return found
+
+    def _rebinding_times(self, name: str) -> Times:
+        """When ``name`` gets a new value: its module-level bindings, and whenever a function
+        assigning it under ``global`` may run."""
+        timeline = self.timeline()
+        times = Times(points=set(self.module.lines.get(name, ())))
+        for line in self.module.setters.get(name, ()):
+            unit = timeline.unit_at(line)
+            if unit is None:
+                times.add(spans=[(line, INF)])
+                continue
+            unit_times = timeline.of(unit)
+            if _directly_in(timeline.units[unit], line):
+                times.add(unit_times.points, unit_times.spans)
+            else:
+                times.add(spans=[(unit_times.bounds()[0], INF)])
+        return times
+
+    def _harmful(self, key, name: str) -> Optional[int]:
+        """A line rebinding ``name`` while some ``tf.function`` object tracing ``key`` can
+        still be called again, or None."""
+        rebinding = self._rebinding_times(name)
+        timeline = self.timeline()
+        for entry in sorted(self.entries().get(key, ()), key=repr):
+            for bound, times in self.objects(entry):
+                first, last = times.bounds()
+                for point in sorted(rebinding.points):
+                    if first < point < last or any(
+                            times.within(a, z) for a, z in timeline.in_loop(point)
+                            if bound is None or not a <= bound <= z):
+                        return int(point)
+                for start, end in sorted(rebinding.spans):
+                    if max(first, start) < min(last, end):
+                        return self.module.where.get(name, int(start))
+        return None
 
     def captured(self, key) -> Dict[str, Tuple[str, int]]:
         """Names the traced function ``key`` would read from outside, frozen at trace time,
-        though they are rebound: name → (GLOBAL or CLOSURE, a line that rebinds it). The
-        function's own names and those it declares ``global`` are left out."""
+        though they are rebound while its traces may be reused: name → (GLOBAL or CLOSURE,
+        a line that rebinds it). The function's own names and those it declares ``global``
+        are left out."""
         if key in self._functions:
             return self._functions[key]
         node = self._index.nodes.get(key)
@@ -488,9 +611,10 @@ class Rebinding:
                             found[name] = (CLOSURE, rebound[name])
                 shadowed |= scope.local_names
                 inner = outer
-            top = (enclosing[-1][1] if enclosing else node).lineno
-            for name in self.module.rebound_for(top) - shadowed:
-                found[name] = (GLOBAL, self.module.where[name])
+            for name in sorted(set(self.module.rebound_after) - shadowed):
+                line = self._harmful(key, name)
+                if line is not None:
+                    found[name] = (GLOBAL, line)
         self._functions[key] = found
         return found
 
@@ -499,6 +623,14 @@ class Rebinding:
         if scope is None:
             scope = self._scopes[id(function)] = scope_bindings(function)
         return scope
+
+
+def _directly_in(unit: ast.AST, line: int) -> bool:
+    """``line`` is in the function ``unit``'s own body, not in a function nested in it."""
+    if not isinstance(unit, _FUNCTIONS):
+        return False
+    return not any(isinstance(node, _SCOPES) and node is not unit
+                   and node.lineno <= line <= node.end_lineno for node in ast.walk(unit))
 
 
 def _reused_entry(how: str) -> bool:
