@@ -113,3 +113,32 @@ def test_precommit_hook_reports_findings_and_passes_clean_files(tmp_path):
     output = clean.stdout + clean.stderr
     assert clean.returncode == 0, output
     assert "Passed" in output, output
+
+
+def test_precommit_hook_applies_exclude_to_the_files_it_is_given(tmp_path):
+    """pre-commit names every file, so the hook passes --force-exclude: `exclude` and
+    `extend-exclude` apply to those files as they do when tffunc-lint walks a directory."""
+    env = _environment(tmp_path / "pre-commit-home")
+    hook_repo = tmp_path / "hook-repo"
+    _snapshot_of_working_tree(hook_repo, env)
+
+    project = tmp_path / "project"
+    _new_repo(project, env)
+    (project / "pyproject.toml").write_text(
+        '[tool.tffunc-lint]\nextend-exclude = ["generated"]\n')
+    (project / "generated").mkdir()
+    (project / "generated" / "bad.py").write_text(BAD)
+    (project / "build").mkdir()
+    (project / "build" / "bad.py").write_text(BAD)  # a default exclude
+    (project / "bad.py").write_text(BAD)
+    _commit_all(project, env)
+
+    found = _try_repo(hook_repo, project, env)
+    output = found.stdout + found.stderr
+    assert found.returncode == 1, output
+    assert any(line.startswith("bad.py:5:5: TFF101 ") for line in output.splitlines()), output
+    assert "generated/bad.py" not in output and "build/bad.py" not in output, output
+
+    excluded_only = _try_repo(hook_repo, project, env, "generated/bad.py", "build/bad.py")
+    output = excluded_only.stdout + excluded_only.stderr
+    assert excluded_only.returncode == 0, output
