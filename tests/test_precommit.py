@@ -66,12 +66,34 @@ def _commit_all(path: Path, env: dict) -> None:
     _git("commit", "-q", "--no-verify", "-m", "snapshot", cwd=path, env=env)
 
 
+#: What a copy of a source tree without git (a tarball, an sdist) leaves out.
+_NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
+                                      "__pycache__", ".pytest_cache", ".cache")
+
+
+def _source_files(env: dict) -> list:
+    """This project's files: git's list in a checkout (tracked and untracked, minus what
+    .gitignore excludes), or every file but build and cache output in a source tree that
+    is not one (``git archive`` output, an unpacked sdist)."""
+    inside = subprocess.run([GIT, "rev-parse", "--show-toplevel"], cwd=ROOT, env=env,
+                            capture_output=True, text=True)
+    if inside.returncode == 0 and Path(inside.stdout.strip()).resolve() == ROOT:
+        listing = subprocess.run(
+            [GIT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, env=env, check=True, capture_output=True).stdout.decode()
+        return list(filter(None, listing.split("\0")))
+    files = []
+    for directory, subdirectories, names in os.walk(ROOT):
+        ignored = _NOT_SOURCES(directory, subdirectories + names)
+        subdirectories[:] = [name for name in subdirectories if name not in ignored]
+        files += [os.path.relpath(os.path.join(directory, name), ROOT)
+                  for name in names if name not in ignored]
+    return files
+
+
 def _snapshot_of_working_tree(target: Path, env: dict) -> None:
-    listing = subprocess.run(
-        [GIT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, env=env, check=True, capture_output=True).stdout.decode()
     _new_repo(target, env)
-    for relative in filter(None, listing.split("\0")):
+    for relative in _source_files(env):
         source = ROOT / relative
         if source.is_file():  # a tracked file deleted in the working tree is left out
             destination = target / relative
