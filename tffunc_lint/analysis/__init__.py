@@ -14,6 +14,8 @@ Base analyses (no per-file context):
   one-time set-up, from its ancestors.
 - ``cst_walk``: a read-only walk over LibCST trees in source order.
 - ``test_code``: whether a module or function is test code.
+- ``timeline``: when module-level code may run each function, in statement order (each
+  ``def`` its own object, the binding in force at each call).
 
 Per-file analyses (computed once per file through ``FileContext.fact``):
 
@@ -22,7 +24,7 @@ Per-file analyses (computed once per file through ``FileContext.fact``):
 - ``container_provenance``: where a container used in traced code comes from (made by the
   call or outliving it) and whether the module binds it to a Python container.
 - ``rebinding``: which globals, closure variables and attributes the program rebinds after a
-  traced function may have read them.
+  traced function may have read them, while its traces can still be reused.
 - ``call_sites``: the call sites of the module's ``tf.function`` objects and what kind of
   Python value each argument is.
 - ``state_use``: whether state that traced code sets lives past the trace that sets it

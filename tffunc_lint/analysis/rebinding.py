@@ -9,7 +9,9 @@ bound again later. This module answers, from the module's ``ast`` tree:
   rebindings), augmented or bound in a module-level loop, or assigned in a function under
   ``global``. Re-wrapping a name (``f = tf.function(f)``) is not a new value, a name that
   only ever holds ``None`` or one ``tf.Variable`` is state TensorFlow tracks, and a lazy
-  initialisation under ``global`` (``if NAME is None: NAME = ...``) sets the name once;
+  initialisation under ``global`` (``if NAME is None: NAME = ...``) sets the name once.
+  Such a rebinding matters to a traced function only when it can run between two calls of
+  a ``tf.function`` object whose trace reads the name (``Rebinding``, with ``timeline``);
 - **closure variables**: names of an enclosing function bound again after the nested
   function is defined (in a loop, by augmented assignment, or a second time), or assigned
   by a nested function under ``nonlocal``, unless that function is set-up code: called

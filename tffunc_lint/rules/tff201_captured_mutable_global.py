@@ -20,14 +20,20 @@ class CapturedMutableGlobal(Rule):
 
     ## What it does
     Flags the first read, in each traced function, of a module-level name or a variable of
-    an enclosing function that gets a new value elsewhere: assigned again, assigned in a
-    loop, updated with `+=`, assigned by a function under `global` (or `nonlocal`).
+    an enclosing function that gets a new value while the function's traces are still in
+    use: assigned again, assigned in a loop, updated with `+=`, assigned by a function under
+    `global` (or `nonlocal`), between two calls of the same `tf.function` object.
 
     ## Why is this bad?
     `tf.function` reads Python globals and closure variables only while it traces. Their
     values become constants of the graph, and later calls run that graph: when the program
     changes the variable afterwards, the function keeps using the old value, without any
-    error (it does not retrace, since the variable is not an argument).
+    error (it does not retrace, since the variable is not an argument). That goes wrong
+    only when the rebinding can run between two calls of the same `tf.function` object:
+    between its first and its last call in the module's statement order (cell order in a
+    notebook), in a loop that also calls it, or in a function (a setter under `global`)
+    that can run then. A rebinding before the first call, or after the last one, changes
+    nothing a trace sees.
 
     ## Example
     ```python
@@ -61,20 +67,33 @@ class CapturedMutableGlobal(Rule):
 
     ## Known problems
     Names bound once (constants, imports, functions, classes, models) are not reported, nor
-    a name that only ever holds `None` and one `tf.Variable`. A module-level name counts as
-    rebound only if a binding comes after the function reading it, or a function assigns it
-    under `global`; two bindings in the branches of one `if`/`else` or `try`/`except` are
-    alternatives, not a rebinding. A lazily built global, assigned under `global` only in
-    the body of `if NAME is None:` or `if not NAME:` (and not in a loop there), gets its one
-    value that way and is not reported; any other assignment of it (a reset to `None`)
-    still counts. A closure variable assigned under `nonlocal` by a set-up function is not
-    rebound when that function only runs before the traced function is defined: each use
-    of its name is a call (`init()`, `init.get_concrete_function()`) in the enclosing body,
-    outside loops, before the traced function; one that is returned or stored may run
-    again and still counts. A global changed through another module (`config.scale = 3.0`)
-    is not seen. Passing the value as an argument is the other fix: each new Python value
-    then retraces the function (see TFF401), so prefer a tensor or a `tf.Variable` for
-    values that change often.
+    a name that only ever holds `None` and one `tf.Variable`, nor an import repeated (`import
+    tensorflow as tf` again). Two bindings in the branches of one `if`/`else` or
+    `try`/`except` are alternatives, not a rebinding. A lazily built global, assigned under
+    `global` only in the body of `if NAME is None:` or `if not NAME:` (and not in a loop
+    there), gets its one value that way and is not reported; any other assignment of it (a
+    reset to `None`) still counts.
+
+    Calls are followed in module statement order: each `def` (or `f = tf.function(g)`) is
+    its own object, and a call reaches the binding in force at that statement, so a
+    function defined again, or re-created after the rebinding, traces afresh and is not
+    reported. A helper traced from a `tf.function` shares that function's calls. A
+    function passed on or stored (`dataset.map(f)`, a class instantiated) may be called at
+    any later time; methods and nested functions count as callable any time after their
+    module-level code is first used. A function that module-level code never reaches is
+    called by importers, after every import-time rebinding: only a function assigning the
+    global under `global` can then run between its calls. A setter counts where it is
+    called (only before the first call: not reported); a setter that module-level code
+    never calls may run at any time after the import.
+
+    A closure variable assigned under `nonlocal` by a set-up function is not rebound when
+    that function only runs before the traced function is defined: each use of its name is
+    a call (`init()`, `init.get_concrete_function()`) in the enclosing body, outside loops,
+    before the traced function; one that is returned or stored may run again and still
+    counts. A global changed through another module (`config.scale = 3.0`) is not seen,
+    nor calls made through another module before the import finishes. Passing the value as
+    an argument is the other fix: each new Python value then retraces the function (see
+    TFF401), so prefer a tensor or a `tf.Variable` for values that change often.
 
     ## References
     - [Better performance with tf.function: Depending on Python global and free variables](https://www.tensorflow.org/guide/function#depending_on_python_global_and_free_variables)
