@@ -112,13 +112,25 @@ def finding(path: str, line: int, column: int, code: str, *, traced: Optional[st
 _TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):\d+: (?P<code>TFF\d{3}) ")
 
 
+def summary(count: int, fixable: int = 0) -> str:
+    """The closing line of text output (ruff's wording)."""
+    if not count:
+        return "All checks passed!"
+    detail = f" ({fixable} fixable with --fix)" if fixable else ""
+    return f"Found {count} finding{'' if count == 1 else 's'}{detail}."
+
+
 def reported(result: Result) -> List[Tuple[str, int, str]]:
-    """(path, line, code) of every text output line, in output order."""
+    """(path, line, code) of every finding line, in output order; the last line must be the
+    summary, counting them."""
     rows = []
-    for text in result.lines:
+    *lines, closing = result.lines or [""]
+    for text in lines:
         match = _TEXT_LINE.match(text)
         assert match, f"not a finding line: {text!r}"
         rows.append((match["path"], int(match["line"]), match["code"]))
+    fixable = r"( \(\d+ fixable with --fix\))?\."
+    assert re.fullmatch(re.escape(summary(len(rows))).replace(r"\.", fixable), closing), closing
     return rows
 
 
@@ -141,9 +153,10 @@ def in_tmp_path(tmp_path, monkeypatch):
 # -- exit codes and usage errors ----------------------------------------------------------
 
 
-def test_clean_file_exits_0_silently(capsys):
+def test_clean_file_exits_0_saying_so(capsys):
     write("clean.py", CLEAN)
-    assert run(capsys, "clean.py") == Result(0, "", "")
+    assert run(capsys, "clean.py") == Result(0, "All checks passed!\n", "")
+    assert run(capsys, "--quiet", "clean.py") == Result(0, "", "")
 
 
 def test_findings_exit_1_one_line_each(capsys):
@@ -151,7 +164,20 @@ def test_findings_exit_1_one_line_each(capsys):
     assert run(capsys, "a.py") == Result(1, "\n".join([
         finding("a.py", 5, 5, "TFF101", traced=AT_LINE_3),
         finding("a.py", 6, 9, "TFF301", traced=AT_LINE_3),
+        "Found 2 findings.",
     ]) + "\n", "")
+
+
+def test_summary_counts_the_fixable_findings_and_quiet_drops_it(capsys):
+    write("a.py", ALL_RULES)
+    assert run(capsys, "a.py").lines[-1] == "Found 3 findings (1 fixable with --fix)."
+    write("b.py", PRINT_ONLY)
+    loud, quiet = run(capsys, "b.py"), run(capsys, "-q", "b.py")
+    assert loud.lines[-1] == "Found 1 finding."
+    assert (quiet.code, quiet.lines, quiet.err) == (1, loud.lines[:-1], "")
+    assert reported(loud) == [("b.py", 5, "TFF101")]
+    for machine in ("json", "github"):
+        assert "Found" not in run(capsys, "--output-format", machine, "a.py").out
 
 
 def test_output_is_sorted_by_path_line_and_column(capsys):
@@ -173,6 +199,7 @@ def test_output_is_sorted_by_path_line_and_column(capsys):
         finding("b.py", 5, 5, "TFF101", traced=AT_LINE_3),
         finding("b.py", 6, 9, "TFF301", traced=AT_LINE_3),
         finding("pkg/a.py", 5, 5, "TFF101", traced=AT_LINE_3),
+        summary(6),
     ]
 
 
@@ -180,7 +207,7 @@ def test_default_path_is_the_working_directory(capsys):
     write("sub/a.py", PRINT_ONLY)
     result = run(capsys)
     assert (result.code, result.lines) == (1, [finding("sub/a.py", 5, 5, "TFF101",
-                                                       traced=AT_LINE_3)])
+                                                       traced=AT_LINE_3), summary(1)])
 
 
 @pytest.mark.parametrize("args, message", [
@@ -327,7 +354,7 @@ def test_rule_selection(capsys, args, codes):
 
 def test_ignoring_every_rule_exits_0(capsys):
     write("a.py", ALL_RULES)
-    assert run(capsys, "--ignore", "TFF", "a.py") == Result(0, "", "")
+    assert run(capsys, "--ignore", "TFF", "a.py") == Result(0, summary(0) + "\n", "")
 
 
 # -- rules and explain --------------------------------------------------------------------
@@ -382,7 +409,8 @@ def test_directories_are_walked_recursively_skipping_tool_directories(capsys):
     write("env/pyvenv.cfg", "home = /usr/bin\n")  # a virtualenv, whatever its name
     result = run(capsys, ".")
     assert (result.code, result.err) == (1, "")
-    assert result.lines == [finding(path, 5, 5, "TFF101", traced=AT_LINE_3) for path in linted]
+    assert result.lines == [finding(path, 5, 5, "TFF101", traced=AT_LINE_3)
+                            for path in linted] + [summary(len(linted))]
 
 
 def test_files_named_explicitly_are_always_linted(capsys):
@@ -391,14 +419,16 @@ def test_files_named_explicitly_are_always_linted(capsys):
     write("env/pyvenv.cfg", "home = /usr/bin\n")
     named = sorted(SKIPPED + ["pkg/script"])
     result = run(capsys, *named)
-    assert result.lines == [finding(path, 5, 5, "TFF101", traced=AT_LINE_3) for path in named]
+    assert result.lines == [finding(path, 5, 5, "TFF101", traced=AT_LINE_3)
+                            for path in named] + [summary(len(named))]
 
 
 def test_exclude_globs_skip_walked_files_but_not_named_ones(capsys):
     for path in ["generated/a.py", "pkg/generated/b.py", "pkg/skip_me.py", "pkg/keep.py"]:
         write(path, PRINT_ONLY)
     walked = run(capsys, "--exclude", "generated", "--exclude", "pkg/skip_*.py", ".")
-    assert walked.lines == [finding("pkg/keep.py", 5, 5, "TFF101", traced=AT_LINE_3)]
+    assert walked.lines == [finding("pkg/keep.py", 5, 5, "TFF101", traced=AT_LINE_3),
+                            summary(1)]
     named = run(capsys, "--exclude", "generated,pkg/skip_*.py", "pkg/skip_me.py",
                 "generated/a.py")
     assert reported(named) == [("generated/a.py", 5, "TFF101"), ("pkg/skip_me.py", 5, "TFF101")]
@@ -409,7 +439,7 @@ def test_each_file_is_linted_once_under_its_normalised_path(capsys):
     write("pkg/mod.py", PRINT_ONLY)
     result = run(capsys, "./top.py", "top.py", "pkg/../top.py", ".", "pkg/", "./pkg/mod.py")
     assert result.lines == [finding("pkg/mod.py", 5, 5, "TFF101", traced=AT_LINE_3),
-                            finding("top.py", 5, 5, "TFF101", traced=AT_LINE_3)]
+                            finding("top.py", 5, 5, "TFF101", traced=AT_LINE_3), summary(2)]
 
 
 # -- bad input never stops the run --------------------------------------------------------
@@ -450,7 +480,7 @@ def test_huge_file(capsys):
     result = run(capsys, "huge.py")
     assert result.lines == [finding("huge.py", 5, 5, "TFF101", traced=AT_LINE_3),
                             finding("huge.py", 20_009, 5, "TFF101",
-                                    traced="@tf.function at line 20007")]
+                                    traced="@tf.function at line 20007"), summary(2)]
 
 
 def test_deeply_nested_parentheses(capsys):
@@ -464,7 +494,8 @@ def test_deeply_nested_parentheses(capsys):
     result = run(capsys, "deep.py")
     assert result == Result(1, "\n".join([
         finding("deep.py", 3, 14, "TFF405", message=RELAX_MESSAGE),
-        finding("deep.py", 6, 5, "TFF101", traced=AT_LINE_3)]) + "\n", "")
+        finding("deep.py", 6, 5, "TFF101", traced=AT_LINE_3),
+        summary(2, fixable=1)]) + "\n", "")
 
 
 def test_long_operator_chain_in_traced_code_does_not_stop_the_run(capsys):
@@ -493,7 +524,7 @@ def test_unreadable_file(capsys):
         secret.chmod(0o644)
     assert result.lines == [
         finding("a_secret.py", 1, 1, "TFF000", message="cannot read file: Permission denied"),
-        finding("b_good.py", 5, 5, "TFF101", traced=AT_LINE_3)]
+        finding("b_good.py", 5, 5, "TFF101", traced=AT_LINE_3), summary(2)]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")
@@ -504,7 +535,7 @@ def test_dangling_symlink_is_reported_as_unreadable(capsys):
     assert result.lines == [
         finding("a_dangling.py", 1, 1, "TFF000",
                 message="cannot read file: No such file or directory"),
-        finding("b_good.py", 5, 5, "TFF101", traced=AT_LINE_3)]
+        finding("b_good.py", 5, 5, "TFF101", traced=AT_LINE_3), summary(2)]
 
 
 # -- noqa -----------------------------------------------------------------------------------
@@ -593,11 +624,11 @@ def test_fix_rewrites_only_the_deprecated_spellings(capsys, before, after):
     path = write("a.py", before)
     remaining = [finding("a.py", 6, 5, "TFF101", traced="@tf.function at line 4")]
     assert run(capsys, "--fix", "a.py") == Result(
-        1, "\n".join(remaining) + "\n", "Fixed 2 finding(s); 1 remaining.\n")
+        1, "\n".join(remaining + ["Found 3 findings (2 fixed, 1 remaining)."]) + "\n", "")
     assert path.read_bytes() == after
     # Idempotent: nothing left to fix, the file is not touched again.
     assert run(capsys, "--fix", "a.py") == Result(
-        1, "\n".join(remaining) + "\n", "Fixed 0 finding(s); 1 remaining.\n")
+        1, "\n".join(remaining + ["Found 1 finding (0 fixed, 1 remaining)."]) + "\n", "")
     assert path.read_bytes() == after
 
 
@@ -615,8 +646,8 @@ def test_fix_is_skipped_when_the_new_keyword_is_already_there(capsys):
                                "experimental_relax_shapes=True, reduce_retracing=False")
     path = write("a.py", source)
     result = run(capsys, "--fix", "--select", "TFF405", "a.py")
-    assert result == Result(1, finding("a.py", 3, 14, "TFF405", message=RELAX_MESSAGE) + "\n",
-                            "Fixed 0 finding(s); 1 remaining.\n")
+    assert result == Result(1, finding("a.py", 3, 14, "TFF405", message=RELAX_MESSAGE) + "\n"
+                            "Found 1 finding (0 fixed, 1 remaining).\n", "")
     assert path.read_text(encoding="utf-8") == source
 
 
@@ -654,7 +685,8 @@ def test_parallel_run_gives_the_same_output(capsys, monkeypatch):
     parallel = run(capsys, "-j", "2", ".")
     assert pools == [2]
     assert parallel == serial
-    assert serial.code == 1 and len(serial.lines) == 28
+    assert serial.code == 1 and len(serial.lines) == 28 + 1
+    assert serial.lines[-1] == summary(28, fixable=4)
 
 
 # -- the installed entry point --------------------------------------------------------------
@@ -670,6 +702,6 @@ def test_python_dash_m_entry_point(tmp_path):
 
     assert invoke("a.py") == Result(1, "\n".join([
         finding("a.py", 5, 5, "TFF101", traced=AT_LINE_3),
-        finding("a.py", 6, 9, "TFF301", traced=AT_LINE_3)]) + "\n", "")
+        finding("a.py", 6, 9, "TFF301", traced=AT_LINE_3), summary(2)]) + "\n", "")
     assert invoke("--select", "TFF999", "a.py") == Result(
         2, "", "tffunc-lint: error: --select: unknown rule code or name 'TFF999'\n")

@@ -20,7 +20,7 @@ from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, 
                       split_list)
 from ..docs import render_rule
 from ..files import PathError, collect
-from .output import FORMATS, write_findings, write_statistics, write_traced
+from .output import FORMATS, write_findings, write_statistics, write_summary, write_traced
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import FileResult, lint_source
 from ..runner import lint_project
@@ -94,6 +94,8 @@ def _check_parser() -> argparse.ArgumentParser:
                         help="print the number of findings per rule instead of each finding")
     parser.add_argument("--exit-zero", action="store_true",
                         help="exit 0 even when there are findings")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print the findings only: no summary line, no progress")
     parser.add_argument("--fix", action="store_true", help="apply the available safe fixes")
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="also offer fixes that change behaviour on purpose "
@@ -242,8 +244,8 @@ def run_check(argv: Sequence[str]) -> int:
         write_statistics(findings, sys.stdout)
     else:
         write_findings(findings, args.output_format, sys.stdout)
-    if args.fix and args.output_format == "text":
-        print(f"Fixed {fixed} finding(s); {len(findings)} remaining.", file=sys.stderr)
+        if args.output_format == "text" and not args.quiet:
+            write_summary(findings, sys.stdout, fixed=fixed if args.fix else None)
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Iterable, List, TextIO
+from typing import Iterable, List, Optional, TextIO
 
 from ..finding import Finding
 from ..notebook import relocate_text
@@ -42,6 +42,26 @@ def location(f: Finding) -> str:
     if f.cell is not None:
         return f"{f.path}:cell {f.cell}:{f.line}:{f.column}"
     return f"{f.path}:{f.line}:{f.column}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def write_summary(findings: List[Finding], stream: TextIO, *, fixed: Optional[int] = None
+                  ) -> None:
+    """ruff's closing line: ``Found 12 findings (3 fixable with --fix).``, with ``--fix``
+    ``Found 5 findings (3 fixed, 2 remaining).``, and ``All checks passed!`` when clean."""
+    total = len(findings) + (fixed or 0)
+    if not total:
+        stream.write("All checks passed!\n")
+    elif fixed is not None:
+        stream.write(f"Found {_count(total, 'finding')} ({fixed} fixed, "
+                     f"{len(findings)} remaining).\n")
+    else:
+        fixable = sum(f.fixable for f in findings)
+        detail = f" ({fixable} fixable with --fix)" if fixable else ""
+        stream.write(f"Found {_count(total, 'finding')}{detail}.\n")
 
 
 def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
