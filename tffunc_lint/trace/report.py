@@ -223,7 +223,7 @@ def render_text(report: Dict[str, Any]) -> str:
                          f"{row['traces']}")
     if report.get("exceeded"):
         lines.append("")
-        lines.append(f"over --max-traces {report['max_traces']}: "
+        lines.append(f"over the limit of {report['max_traces']} trace(s): "
                      + ", ".join(report["exceeded"]))
     return "\n".join(lines) + "\n"
 
