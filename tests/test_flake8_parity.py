@@ -155,3 +155,27 @@ def test_isolated_means_no_configuration_for_both_doors(tmp_path):
     cli_out, _ = cli.communicate(timeout=300)
     assert cli_out.startswith("bad.py:5:5: TFF101 ")  # the CLI ignores the table
     assert flake8_out == cli_out
+
+
+@pytest.mark.parametrize("config, problem", [
+    ("[tool.tffunc-lint]\nselect = [\n", "invalid TOML: "),
+    ('[tool.tffunc-lint]\nselect = ["TFF999"]\n', "unknown rule code or name 'TFF999'"),
+    ('[tool.tffunc-lint]\nselec = ["TFF101"]\n', "[tool.tffunc-lint] unknown key 'selec'"),
+], ids=["malformed", "unknown-code", "unknown-key"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_flake8_reports_a_broken_configuration_instead_of_using_the_defaults(
+        tmp_path, config, problem, jobs):
+    (tmp_path / "pyproject.toml").write_text(config)
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import tensorflow as tf\n\n@tf.function\n"
+                                     "def f(x):\n    print(x)\n")
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFF", "-j", jobs,
+                           "a.py", "b.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert re.match(r'[ab]\.py: "tffunc-lint\[TFF\]" failed during execution due to '
+                    r"ConfigError\(", first), done.stdout
+    assert f"{tmp_path / 'pyproject.toml'}: {problem}" in first, done.stdout
+    assert "TFF101" not in done.stdout

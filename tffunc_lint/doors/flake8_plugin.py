@@ -14,16 +14,17 @@ from pathlib import Path
 from typing import Iterator, List, Tuple
 
 from .. import __version__, noqa
-from ..config import ConfigError, Settings, find_pyproject, load_settings
+from ..config import Settings, find_pyproject, load_settings
 from ..engine import lint_text
 
 
 @lru_cache(maxsize=64)
 def _settings_for(directory: str) -> Settings:
-    try:
-        return load_settings(find_pyproject(Path(directory))).resolved()
-    except ConfigError:
-        return Settings(root=directory).resolved()
+    """The file's ``[tool.tffunc-lint]`` settings. A configuration that cannot be read or is
+    invalid raises ConfigError, which flake8 reports as the plugin failing on that file
+    (``a.py: "TFF" failed during execution due to ConfigError('pyproject.toml: ...')``) and
+    exits 1, as it does for any plugin error: never a silent run with the defaults."""
+    return load_settings(find_pyproject(Path(directory))).resolved()
 
 
 class Flake8Plugin:
@@ -36,10 +37,13 @@ class Flake8Plugin:
         self._tree = tree
         self._filename = filename
         self._lines = lines
+        # Here, not in run(): flake8 turns an exception raised while it builds the plugin
+        # into its one-line plugin failure report, while one raised from run()'s iteration
+        # escapes as a traceback.
+        self._settings = _settings_for(os.path.dirname(os.path.abspath(filename)))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        directory = os.path.dirname(os.path.abspath(self._filename))
-        settings = _settings_for(directory)
+        settings = self._settings
         text = "".join(self._lines)
         result = lint_text(self._filename, text, settings, apply_noqa=False, tree=self._tree)
         findings = noqa.filter_findings(result.findings, text, self._lines, statement_only=True)
