@@ -322,6 +322,28 @@ def test_statistics_counts_per_rule_most_frequent_first_then_by_code(capsys):
         "    2  TFF405  deprecated-tf-function-api\n"), "")
 
 
+def test_statistics_as_json(capsys):
+    write("a.py", ALL_RULES)
+    write("b.py", PRINT_AND_VARIABLE)
+    result = run(capsys, "--statistics", "--output-format", "json", "a.py", "b.py")
+    assert (result.code, result.err) == (1, "")
+    assert json.loads(result.out) == [
+        {"code": "TFF101", "name": "print-in-tf-function", "count": 2, "fixable": False},
+        {"code": "TFF301", "name": "variable-created-in-tf-function", "count": 2,
+         "fixable": False},
+        {"code": "TFF405", "name": "deprecated-tf-function-api", "count": 1, "fixable": True}]
+    write("clean.py", CLEAN)
+    assert run(capsys, "--statistics", "--output-format", "json", "clean.py") == Result(
+        0, "[]\n", "")
+
+
+@pytest.mark.parametrize("flag", ["--statistics", "--show-traced"])
+def test_statistics_and_show_traced_take_text_or_json(capsys, flag):
+    write("a.py", ALL_RULES)
+    assert_usage_error(run(capsys, flag, "--output-format", "github", "a.py"),
+                       f"{flag} supports --output-format text or json")
+
+
 # -- rule selection on the command line -----------------------------------------------------
 
 

@@ -48,6 +48,23 @@ def test_show_traced_lists_each_traced_function_with_its_reason(capsys):
     assert capsys.readouterr().out == f"{train}:10: train_step [traced: @tf.function at line 9]\n"
 
 
+def test_show_traced_as_json_carries_the_reason_chain(capsys):
+    proj = PROJECT / "proj"
+    assert main(["--isolated", "--show-traced", "--output-format", "json",
+                 str(proj / "train.py"), str(proj / "losses.py")]) == 0
+    records = json.loads(capsys.readouterr().out)
+    train, losses = str(proj / "train.py"), str(proj / "losses.py")
+    # Without the package's __init__ (which re-exports l2), the call on line 13 is the one.
+    assert {"path": losses, "line": 1, "cell": None, "function": "l2",
+            "reason": f"called from train_step at {train}:13 (@tf.function at {train}:9)",
+            "trace": [{"how": "called from train_step", "path": train, "line": 13,
+                       "cell": None},
+                      {"how": "@tf.function", "path": train, "line": 9, "cell": None}],
+            } in records
+    assert [(r["path"], r["function"]) for r in records if r["path"] == train] == [
+        (train, "train_step")]
+
+
 def test_project_decorator_that_wraps_tf_function_is_an_entry_point(capsys):
     _, findings = lint_project_json(capsys, PROJECT)
     agent = str(PROJECT / "proj" / "agent.py")

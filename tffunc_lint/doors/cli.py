@@ -217,6 +217,10 @@ def run_check(argv: Sequence[str]) -> int:
     if args.verify:
         return run_verify(args)
     args.paths = args.paths or ["."]
+    for flag in ("statistics", "show_traced"):
+        if getattr(args, flag) and args.output_format not in ("text", "json"):
+            raise UsageError(f"--{flag.replace('_', '-')} supports --output-format text or "
+                             "json")
     settings_for = _settings_for(args)
     if "-" in args.paths:
         return _run_stdin(args, settings_for)
@@ -238,10 +242,10 @@ def run_check(argv: Sequence[str]) -> int:
             fixed += result.fixes_applied
     findings = sorted(f for result in results for f in result.findings)
     if args.show_traced:
-        write_traced(results, sys.stdout)
+        write_traced(results, sys.stdout, args.output_format)
         return EXIT_CLEAN
     if args.statistics:
-        write_statistics(findings, sys.stdout)
+        write_statistics(findings, sys.stdout, args.output_format)
     else:
         write_findings(findings, args.output_format, sys.stdout)
         if args.output_format == "text" and not args.quiet:
@@ -274,7 +278,7 @@ def _run_stdin(args: argparse.Namespace, settings_for: Callable[[str], Settings]
         sys.stdout.flush()
         write_findings(findings, args.output_format, sys.stderr)
     elif args.statistics:
-        write_statistics(findings, sys.stdout)
+        write_statistics(findings, sys.stdout, args.output_format)
     else:
         write_findings(findings, args.output_format, sys.stdout)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN

@@ -64,24 +64,59 @@ def write_summary(findings: List[Finding], stream: TextIO, *, fixed: Optional[in
         stream.write(f"Found {_count(total, 'finding')}{detail}.\n")
 
 
-def write_statistics(findings: Iterable[Finding], stream: TextIO) -> None:
-    """One line per code, most frequent first: count, code, name."""
+def write_statistics(findings: Iterable[Finding], stream: TextIO,
+                     output_format: str = "text") -> None:
+    """One line per code, most frequent first: count, code, name. In JSON (ruff's shape) a
+    list of ``{"code", "name", "count", "fixable"}``, ``fixable`` when ``--fix`` would fix
+    some of them."""
+    findings = list(findings)
     counts = Counter((f.code, f.name) for f in findings)
-    for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+    fixable = {f.code for f in findings if f.fixable}
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if output_format == "json":
+        json.dump([{"code": code, "name": name, "count": count, "fixable": code in fixable}
+                   for (code, name), count in rows], stream, indent=2)
+        stream.write("\n")
+        return
+    for (code, name), count in rows:
         stream.write(f"{count:>5}  {code}  {name}\n")
 
 
-def write_traced(results, stream: TextIO) -> None:
-    """``path:line: qualname [traced: reason]`` for every function found traced
-    (``path:cell N:line:`` in a notebook)."""
+def _place(path: str, line: int, maps) -> dict:
+    """``{"path", "line", "cell"}``, the line within its cell in a notebook."""
+    cell = None
+    if path in maps:
+        cell, line = maps[path].locate(line)
+    return {"path": path, "line": line, "cell": cell}
+
+
+def traced_records(results) -> List[dict]:
+    """Every function found traced: where it is, its name, the reason and the reason chain."""
     maps = {r.path: r.cells for r in results if getattr(r, "cells", None) is not None}
+    records = []
     for result in sorted(results, key=lambda r: r.path):
         if not result.view or not result.view.traced or result.index is None:
             continue
         functions = result.index.functions
         for key, reason in sorted(result.view.traced.items(), key=lambda item: item[0][1:]):
-            where = f"{result.path}:{key[1]}"
-            if result.path in maps:
-                where = "{}:cell {}:{}".format(result.path, *maps[result.path].locate(key[1]))
             text = relocate_text(reason.render(result.path), result.path, maps)
-            stream.write(f"{where}: {functions[key].qualname} [traced: {text}]\n")
+            trace = [dict(how=link.how, **_place(link.path or result.path, link.line, maps))
+                     for link in reason.chain()]
+            records.append(dict(_place(result.path, key[1], maps),
+                                function=functions[key].qualname, reason=text, trace=trace))
+    return records
+
+
+def write_traced(results, stream: TextIO, output_format: str = "text") -> None:
+    """``path:line: qualname [traced: reason]`` for every function found traced
+    (``path:cell N:line:`` in a notebook); in JSON a list of :func:`traced_records`."""
+    records = traced_records(results)
+    if output_format == "json":
+        json.dump(records, stream, indent=2)
+        stream.write("\n")
+        return
+    for record in records:
+        where = f"{record['path']}:{record['line']}"
+        if record["cell"] is not None:
+            where = f"{record['path']}:cell {record['cell']}:{record['line']}"
+        stream.write(f"{where}: {record['function']} [traced: {record['reason']}]\n")
