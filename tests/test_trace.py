@@ -424,3 +424,18 @@ def test_a_recording_outside_a_with_block():
     finally:
         rec.stop()
     assert rec.data()["traces"] == 1
+
+
+def test_a_new_combination_of_seen_argument_types():
+    @tf.function
+    def scale(x, factor):
+        return x * factor
+
+    with recording() as rec:
+        scale(tf.ones(2), 1)
+        scale(tf.ones(3), 2)
+        scale(tf.ones(2), 2)
+    retraces = rec.data()["functions"][0]["retraces"]
+    assert [r["cause"] for r in retraces] == ["arguments", "combination"]
+    assert len(retraces[1]["changes"]) == 1
+    assert "not together" in rec.report()

@@ -52,8 +52,8 @@ class TraceEvent:
     params: Dict[str, Any]        # argument name -> node (see :mod:`.arguments`)
     object_number: int            # which tf.function object for this code (1, 2, ...)
     scope: str
-    cause: str = "first"          # first, arguments, recreated, new-instance, context,
-    #                               variables-created
+    cause: str = "first"          # first, arguments, combination, recreated,
+    #                               new-instance, context, variables-created
     changes: List[Change] = field(default_factory=list)
     relaxed: Dict[str, Any] = field(default_factory=dict)  # reduce_retracing's wider types
     failed: bool = False
@@ -338,6 +338,7 @@ class Recorder:
         if common:
             event.changes = [c for c in diffs[-1] if c.path in common]
         else:  # each argument was seen before, but not this combination
+            event.cause = "combination"
             event.changes = min(reversed(diffs), key=len)
 
 

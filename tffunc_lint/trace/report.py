@@ -184,6 +184,8 @@ _CAUSES = {
     "new-instance": "first trace for a new instance",
     "variables-created": "traced again after creating variables on the first trace",
     "context": "same argument types, another calling context",
+    "combination": "each argument's type was seen before, but not together; the closest "
+                   "earlier trace differs in",
 }
 
 
