@@ -71,8 +71,11 @@ FUNCTION_GUIDE = {
     (47, 10, 7, "TFF103"),  # self.counter += 1 (the init_scope version, cell 48, is silent)
     (54, 6, 3, "TFF103"), (55, 4, 3, "TFF103"),  # global x = a + 1 (leaky_function)
     (55, 17, 8, "TFF201"),  # captures_leaked_tensor reads the leaked global x
+    (51, 3, 22, "TFF106"),  # next(iterator) on iter([1, 2, 3]), before cell 52 rebinds it
+    (58, 4, 12, "TFF302"),  # the first recursive_fn calls itself
     (59, 5, 12, "TFF302"),  # recursive_fn calls itself
     (61, 3, 14, "TFF201"),  # buggy_add reads foo, rebound to 100 in cell 62
+    (61, 11, 35, "TFF401"), (62, 4, 35, "TFF401"),  # recommended_add(foo): foo is 1, then 100
     (73, 3, 7, "TFF301"),  # v = tf.Variable(1.0) in f
 }
 
@@ -83,14 +86,11 @@ MERGED = ("the analysis merges the notebook's redefinitions of one name (the gui
 FUNCTION_GUIDE_SPURIOUS = {
     (58, 4, 12, "TFF201"),  # the first recursive_fn "reads" the later recursive_fn
     (63, 3, 14, "TFF201"),  # variable_add reads foo, a tf.Variable from its own cell on
-    (73, 7, 5, "TFF401"),  # f(1.0) pooled with the calls of the other f's
 }
 
 # The guide's pitfalls missed (or reported as another rule) because of the same merging;
 # each is reported when its cell is linted on its own.
 FUNCTION_GUIDE_MISSING = {
-    (50, 3, 22, "TFF106"),  # next(iterator) on iter([1, 2, 3]); cell 51 rebinds iterator
-    (58, 4, 12, "TFF302"),  # the first recursive_fn calls itself (reported as TFF201)
     (65, 2, 29, "TFF202"),  # evaluate reads model.bias, changed in cell 66
 }
 
@@ -101,9 +101,7 @@ AUTOGRAPH_ZH = {
     (16, 5, 3, "TFF401"), (16, 6, 3, "TFF401"), (16, 7, 3, "TFF401"),  # f(1) f(1) f(2)
 }
 
-AUTOGRAPH_ZH_SPURIOUS = {  # f(1) three times on the tf.py_function version of f
-    (17, 11, 3, "TFF401"), (17, 12, 3, "TFF401"), (17, 13, 3, "TFF401"),
-}
+AUTOGRAPH_ZH_SPURIOUS = frozenset()  # each call now reaches the f defined before it
 
 
 @functools.lru_cache(maxsize=None)

@@ -69,6 +69,8 @@ class TracedCallable:
     skip_first: bool
     """Called as a bound method: the def's first parameter is not passed."""
     input_signature: bool
+    line: int = 0
+    """Where the name is bound to it (a script may bind the name again later)."""
 
     @property
     def key(self) -> Optional[FunctionKey]:
@@ -226,6 +228,14 @@ def _direct_defs(body) -> Dict[str, ast.AST]:
             if isinstance(node, _FUNCTIONS)}
 
 
+def _def_in_force(body, name: str, line: int) -> Optional[ast.AST]:
+    """The def of ``name`` a body binds by ``line`` (the last one before), else the last."""
+    defs = [node for node in iter_statements(body, into_scopes=False)
+            if isinstance(node, _FUNCTIONS) and node.name == name]
+    before = [node for node in defs if node.lineno <= line]
+    return before[-1] if before else (defs[-1] if defs else None)
+
+
 # -- traced callables -----------------------------------------------------------------------
 class _Collector:
     """Finds the module's tf.function objects, scanning only lines that name tf.function."""
@@ -280,7 +290,7 @@ class _Collector:
             else:
                 owner = scope if isinstance(scope, _FUNCTIONS) else None
                 self.found.append(TracedCallable(node.name, owner, node, False,
-                                                 _has_input_signature(call)))
+                                                 _has_input_signature(call), node.lineno))
             return
 
     def _wrapped(self, target: ast.expr, value: ast.expr, parents: List[ast.AST]) -> None:
@@ -299,28 +309,29 @@ class _Collector:
             return
         scope = parents[-1]
         cls = next((p for p in reversed(parents) if isinstance(p, ast.ClassDef)), None)
-        function, bound = self._resolve(wrapped, parents, cls)
+        function, bound = self._resolve(wrapped, parents, cls, value.lineno)
         if isinstance(target, ast.Name):
             owner = scope if isinstance(scope, _FUNCTIONS) else (
                 None if isinstance(scope, ast.Module) else scope)
             if isinstance(scope, ast.ClassDef):
                 return  # a class attribute: called as self.name, with self bound
             self.found.append(TracedCallable(target.id, owner, function, bound,
-                                             _has_input_signature(options)))
+                                             _has_input_signature(options), value.lineno))
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == "self" and cls is not None):
             self.found.append(TracedCallable(f"self.{target.attr}", cls, function, bound,
                                              _has_input_signature(options)))
 
-    def _resolve(self, wrapped: ast.expr, parents: List[ast.AST], cls: Optional[ast.ClassDef]
-                 ) -> Tuple[Optional[ast.AST], bool]:
-        """The def ``wrapped`` names, and whether it is a bound method."""
+    def _resolve(self, wrapped: ast.expr, parents: List[ast.AST], cls: Optional[ast.ClassDef],
+                 line: int = 0) -> Tuple[Optional[ast.AST], bool]:
+        """The def ``wrapped`` names (the one in force at ``line``), and whether it is a
+        bound method."""
         if isinstance(wrapped, ast.Lambda):
             return wrapped, False
         if isinstance(wrapped, ast.Name):
             for scope in reversed(parents):
                 if isinstance(scope, (ast.Module, *_FUNCTIONS)):
-                    found = _direct_defs(scope.body).get(wrapped.id)
+                    found = _def_in_force(scope.body, wrapped.id, line)
                     if found is not None:
                         return found, False
             return None, False
@@ -470,7 +481,10 @@ class _CallScanner:
         best = None
         for candidate in candidates:
             if candidate.owner is None:
-                best = best or candidate
+                # The module-level binding in force at the call (statement order), if any.
+                if best is None or best.owner is None and (
+                        best.line > call.lineno or candidate.line <= call.lineno):
+                    best = candidate
             elif candidate.owner in self.parents:
                 depth = self.parents.index(candidate.owner)
                 if best is None or best.owner is None or depth > self.parents.index(best.owner):
@@ -581,12 +595,24 @@ class _CallScanner:
             return None, None
         if frame.loops and _is_counter(name, bindings):
             return VARYING, None
+        if len(bindings) > 1 and frame.node is None and not frame.loops:
+            bindings = self._in_force(bindings)
         if len(bindings) == 1 and isinstance(bindings[0], ast.Assign):
             statement = bindings[0]
             if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 kind, value = self._classify(statement.value, frame, depth + 1)
                 return (kind, value) if kind in (DATA, ITERATOR, LITERAL) else (None, None)
         return None, None
+
+    def _in_force(self, bindings: List[ast.AST]) -> List[ast.AST]:
+        """Of a name's module-level bindings, the one in force at the top-level statement
+        being scanned, when all are statements of the module body (straight-line order)."""
+        body = {id(statement) for statement in self.tree.body}
+        top = self.parents[1] if len(self.parents) > 1 else None
+        if top is None or not all(id(binding) in body for binding in bindings):
+            return bindings
+        before = [binding for binding in bindings if binding.lineno < top.lineno]
+        return before[-1:] or bindings
 
     def _loop_variable(self, name: str, target: ast.AST, iterable: ast.expr
                        ) -> Tuple[Optional[str], object]:

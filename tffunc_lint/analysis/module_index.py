@@ -373,10 +373,12 @@ class _Indexer:
         self.extra = extra
         self.names = index.names
         self.entry_lambdas: Dict[int, Tuple[str, int]] = {}
-        self.pending: List[Tuple[FunctionInfo, str, int, str]] = []
-        self.pending_entries: List[Tuple[str, str, int]] = []
+        self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int]] = []
+        self.pending_entries: List[Tuple[str, str, int, int]] = []
         self.statement_region = (1, 1)
         self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
+        self.defs: Dict[str, List[Tuple[int, FunctionKey]]] = {}
+        """Module-level defs of each name, in statement order (a script may redefine one)."""
         self.dataset_predicates: Set[str] = set()
 
     # statements ----------------------------------------------------------------------------
@@ -434,6 +436,7 @@ class _Indexer:
                 scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
         elif scope.function is None:
             self.index.top_level[node.name] = key
+            self.defs.setdefault(node.name, []).append((first, key))
             if self._dataset_predicate(node):
                 self.dataset_predicates.add(node.name)
         else:
@@ -682,14 +685,15 @@ class _Indexer:
 
     def _add_entry(self, target: Target, how: str, line: int) -> None:
         if target[0] == "name":
-            self.pending_entries.append((target[1], how, line))
+            self.pending_entries.append((target[1], how, line, self.statement_region[0]))
         else:
             self.index.entries.append(Entry(target, how, line))
 
     def _add_edge(self, scope: _Scope, target: Target, line: int, how: str) -> None:
         function = scope.function
         if target[0] == "name":
-            self.pending.append((function, target[1], line, how, scope.guards))
+            self.pending.append((function, target[1], line, how, scope.guards,
+                                 self.statement_region[0]))
         else:
             if scope.guards:
                 function.edge_guards[len(function.edges)] = scope.guards
@@ -697,20 +701,31 @@ class _Indexer:
 
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""
-        for function, name, line, how, conditions in self.pending:
+        for function, name, line, how, conditions, position in self.pending:
             if name in self.index.top_level:
                 if conditions:
                     function.edge_guards[len(function.edges)] = conditions
-                function.edges.append((("local", self.index.top_level[name]), line, how))
-        for name, how, line in self.pending_entries:
+                function.edges.append((("local", self._in_force(name, position)), line, how))
+        for name, how, line, position in self.pending_entries:
             if name in self.index.top_level:
-                self.index.entries.append(Entry(("local", self.index.top_level[name]), how, line))
+                self.index.entries.append(Entry(("local", self._in_force(name, position)),
+                                                how, line))
         for target, key, how, line in self.pending_decorated:
             if target[0] == "name":
                 if target[1] not in self.index.top_level:
                     continue
                 target = ("local", self.index.top_level[target[1]])
             self.index.decorated.append(Entry(target, how, line, key))
+
+    def _in_force(self, name: str, position: int) -> FunctionKey:
+        """The module-level def of ``name`` that code of the top-level statement starting at
+        ``position`` reaches: the last one defined by then (statement order), else the first
+        (a function that runs later than the def it names)."""
+        defs = self.defs.get(name)
+        if not defs or len(defs) == 1:
+            return self.index.top_level[name]
+        before = [key for start, key in defs if start <= position]
+        return before[-1] if before else defs[0][1]
 
     # resolution ----------------------------------------------------------------------------
     def _resolve(self, dotted: str) -> Optional[str]:
