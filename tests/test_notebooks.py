@@ -66,11 +66,9 @@ FUNCTION_GUIDE = {
     (21, 12, 17, "TFF401"), (21, 13, 17, "TFF401"),  # train(num_steps=10), (num_steps=20)
     (44, 6, 3, "TFF401"), (44, 7, 3, "TFF401"), (44, 8, 3, "TFF401"),  # f(1) f(1) f(2)
     (46, 5, 3, "TFF101"),  # print('Python side effect')
-    (46, 6, 3, "TFF102"),  # external_list.append(x)
-    (46, 6, 3, "TFF201"),  # ... and external_list is rebound in cell 56
+    (46, 6, 3, "TFF102"),  # external_list.append(x) (rebound in cell 56, after its last call)
     (47, 10, 7, "TFF103"),  # self.counter += 1 (the init_scope version, cell 48, is silent)
     (54, 6, 3, "TFF103"), (55, 4, 3, "TFF103"),  # global x = a + 1 (leaky_function)
-    (55, 17, 8, "TFF201"),  # captures_leaked_tensor reads the leaked global x
     (51, 3, 22, "TFF106"),  # next(iterator) on iter([1, 2, 3]), before cell 52 rebinds it
     (58, 4, 12, "TFF302"),  # the first recursive_fn calls itself
     (59, 5, 12, "TFF302"),  # recursive_fn calls itself
@@ -82,11 +80,10 @@ FUNCTION_GUIDE = {
 MERGED = ("the analysis merges the notebook's redefinitions of one name (the guide redefines "
           "f, train, evaluate, recursive_fn, iterator and foo from cell to cell)")
 
-# Reported only because redefinitions are merged.
-FUNCTION_GUIDE_SPURIOUS = {
-    (58, 4, 12, "TFF201"),  # the first recursive_fn "reads" the later recursive_fn
-    (63, 3, 14, "TFF201"),  # variable_add reads foo, a tf.Variable from its own cell on
-}
+# Reported only because redefinitions are merged. TFF201 no longer: the first recursive_fn
+# "reading" the later recursive_fn, variable_add reading foo (a tf.Variable from its own cell
+# on), and captures_leaked_tensor reading x (called once) are silent.
+FUNCTION_GUIDE_SPURIOUS = frozenset()
 
 # The guide's pitfalls missed (or reported as another rule) because of the same merging;
 # each is reported when its cell is linted on its own.

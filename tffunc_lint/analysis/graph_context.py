@@ -10,6 +10,7 @@ and the rules query.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass
 from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Tuple
@@ -324,6 +325,8 @@ class GraphContext:
         """Names resolved through other linted modules (see ``ModuleView.names``)."""
         """Polarity of the project predicates called in tests (``if in_tf_function():``)."""
         self._functions: Dict[FunctionKey, TracedFunction] = {}
+        self._starts: Optional[Tuple[List[int], List[FunctionKey], List[int],
+                                     List[FunctionKey]]] = None
 
     @classmethod
     def for_module(cls, index: ModuleIndex) -> "GraphContext":
@@ -354,10 +357,15 @@ class GraphContext:
 
     def keys_in(self, first: int, last: int) -> Tuple[List[FunctionKey], List[FunctionKey]]:
         """Keys of the defs and of the lambdas that start in these lines, in source order."""
-        defs = sorted((f.start, f.key) for f in self.index.functions.values()
-                      if f.key[0] == "def" and first <= f.start[0] <= last)
-        lambdas = sorted(k for k in self.index.lambdas if first <= k[1] <= last)
-        return [key for _, key in defs], lambdas
+        if self._starts is None:  # sorted once: each region is a slice, not a scan
+            defs = sorted((f.start, f.key) for f in self.index.functions.values()
+                          if f.key[0] == "def")
+            lambdas = sorted(self.index.lambdas)
+            self._starts = ([start[0] for start, _ in defs], [key for _, key in defs],
+                            [key[1] for key in lambdas], lambdas)
+        def_lines, def_keys, lambda_lines, lambdas = self._starts
+        return (def_keys[bisect_left(def_lines, first):bisect_right(def_lines, last)],
+                lambdas[bisect_left(lambda_lines, first):bisect_right(lambda_lines, last)])
 
     def regions(self) -> List[Tuple[int, int]]:
         """Disjoint, sorted line ranges that contain every traced function."""
