@@ -407,15 +407,15 @@ def _outliving_names(context: "FileContext") -> Tuple[FrozenSet[str], FrozenSet[
     index, graph = context.graph.index, context.graph
     parameters = set()
     names = set(index.module_bindings) | set(RECEIVERS)
-    traced_qualnames = set()
+    enclosing = set()  # qualnames of the functions and classes around traced functions
     for key in graph.traced:
         function = graph.get(key)
         if is_entry_point(function.reason):
             parameters |= function.parameters
-        traced_qualnames.add(index.functions[key].qualname)
+        parts = index.functions[key].qualname.split(".")
+        enclosing.update(".".join(parts[:cut]) for cut in range(1, len(parts)))
     for key, info in index.functions.items():
-        prefix = info.qualname + "."
-        if key in index.nodes and any(q.startswith(prefix) for q in traced_qualnames):
+        if key in index.nodes and info.qualname in enclosing:
             names |= function_local_names(index.nodes[key])
     return frozenset(parameters - set(RECEIVERS)), frozenset(names)
 

@@ -229,10 +229,12 @@ class NameTable:
 
     def local_alias(self, qualified: str) -> Optional[str]:
         """A name this module can write ``qualified`` as (``tf`` for ``tensorflow``)."""
-        for name, target in sorted(self._bindings.items()):
-            if target == qualified:
-                return name
-        return None
+        aliases = self.__dict__.get("_aliases")
+        if aliases is None:  # built once: the first name in order for each target
+            aliases = self._aliases = {}
+            for name, target in sorted(self._bindings.items()):
+                aliases.setdefault(target, name)
+        return aliases.get(qualified)
 
 
 def parameter_names(func: ast.AST) -> FrozenSet[str]:
