@@ -18,6 +18,7 @@ cannot be decoded, parsed or analysed yield one ``TFF000`` finding.
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import re
 import tokenize
@@ -257,7 +258,11 @@ def lint_text(path: str, text: str, settings: Settings, *,
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text)
     analysis = _Analysis(path, text, lines, settings, enabled)
+    collecting = gc.isenabled()
     try:
+        # The trees are acyclic and freed by reference counting; the cyclic collector would
+        # rescan every node of a big file again and again while they are built.
+        gc.disable()
         if tree is None:
             tree = ast.parse(text, filename=path)
         analysis.run(tree, view, fix)
@@ -275,6 +280,9 @@ def lint_text(path: str, text: str, settings: Settings, *,
     except Exception as error:  # noqa: BLE001 - one bad file must not stop a run
         findings = [_file_finding(
             path, f"internal error while analysing ({_describe(error)}); please report it")]
+    finally:
+        if collecting:
+            gc.enable()
     if SyntaxErrorRule.code not in enabled:
         findings = [f for f in findings if f.code != SyntaxErrorRule.code]
     if apply_noqa:
