@@ -21,6 +21,7 @@ from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, 
 from ..docs import render_rule
 from ..files import PathError, collect
 from .output import FORMATS, write_findings, write_statistics, write_summary, write_traced
+from .sarif import write_sarif
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import FileResult, lint_source
 from ..runner import lint_project
@@ -230,13 +231,16 @@ def run_check(argv: Sequence[str]) -> int:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     results = lint_project(files, settings_for, fix=args.fix, workers=args.jobs)
     fixed = 0
+    warnings: List[str] = []  # fixes not applied: also in SARIF's notifications
     for result in results:
         if result.fix_error:
-            print(f"{result.path}: {result.fix_error}", file=sys.stderr)
+            warnings.append(f"{result.path}: {result.fix_error}")
+            print(warnings[-1], file=sys.stderr)
         if result.fixed_source is not None:
             problem = _write_fixed(result.path, result.fixed_source, result.original)
             if problem is not None:
-                print(f"{result.path}: {problem}", file=sys.stderr)
+                warnings.append(f"{result.path}: {problem}")
+                print(warnings[-1], file=sys.stderr)
                 result.findings = sorted(result.findings + result.fixed_findings)
                 continue
             fixed += result.fixes_applied
@@ -246,6 +250,8 @@ def run_check(argv: Sequence[str]) -> int:
         return EXIT_CLEAN
     if args.statistics:
         write_statistics(findings, sys.stdout, args.output_format)
+    elif args.output_format == "sarif":
+        write_sarif(findings, sys.stdout, errors=errors, warnings=warnings)
     else:
         write_findings(findings, args.output_format, sys.stdout)
         if args.output_format == "text" and not args.quiet:

@@ -9,7 +9,7 @@ from typing import Iterable, List, Optional, TextIO
 from ..finding import Finding
 from ..notebook import relocate_text
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
@@ -20,6 +20,10 @@ def _escape_github(value: str, property_value: bool = False) -> str:
 
 
 def write_findings(findings: List[Finding], output_format: str, stream: TextIO) -> None:
+    if output_format == "sarif":
+        from .sarif import write_sarif
+        write_sarif(findings, stream)
+        return
     if output_format == "json":
         json.dump([f.to_dict() for f in findings], stream, indent=2)
         stream.write("\n")
