@@ -55,33 +55,30 @@ def tffunc_trace(request: Any):
     return _recording(request.node)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: Any):
-    limit = _limit(item)
-    wanted = limit is not None or item.config.getoption("tffunc_trace")
-    if wanted:
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: Any) -> None:
+    if _limit(item) is not None or item.config.getoption("tffunc_trace"):
         _recording(item)
-    try:
-        result = yield
-    except BaseException:
-        _finish(item, None)
-        raise
-    _finish(item, limit)
-    return result
 
 
-def _finish(item: Any, limit: Any) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any):
+    # Old-style wrapper and a rewritten report: works with every pluggy pytest 7+ brings.
+    outcome = yield
     recording = item.stash.get(_KEY, None)
-    if recording is None:
+    if call.when != "call" or recording is None:
         return
     recording.stop()
     if item.config.getoption("tffunc_trace") and recording.events:
         item.config.stash[_REPORTS].append((item.nodeid, recording.report()))
+    limit = _limit(item)
     over = recording.exceeding(limit) if limit is not None else {}
-    if over:
-        pytest.fail(f"tf.function traced more than max_traces({limit}) times: "
-                    + ", ".join(f"{name} {n}x" for name, n in over.items())
-                    + "\n\n" + recording.report(), pytrace=False)
+    report = outcome.get_result()
+    if over and report.passed:
+        report.outcome = "failed"
+        report.longrepr = (f"tf.function traced more than max_traces({limit}) times: "
+                           + ", ".join(f"{name} {n}x" for name, n in over.items())
+                           + "\n\n" + recording.report())
 
 
 def pytest_runtest_teardown(item: Any) -> None:
