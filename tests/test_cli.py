@@ -654,6 +654,35 @@ def test_fix_rewrites_only_the_deprecated_spellings(capsys, before, after):
     assert path.read_bytes() == after
 
 
+def test_diff_shows_the_fixes_and_writes_nothing(capsys):
+    import difflib
+
+    path = write("a.py", FIXABLE)
+    expected = "".join(difflib.unified_diff(FIXABLE.splitlines(keepends=True),
+                                            FIXED.splitlines(keepends=True), "a.py", "a.py"))
+    assert expected.count("\n+") == 1 + 2  # the +++ header and the two fixed lines
+    assert run(capsys, "--diff", "a.py") == Result(1, expected, "Would fix 2 findings.\n")
+    assert run(capsys, "--diff", "--quiet", "a.py") == Result(1, expected, "")
+    assert path.read_text(encoding="utf-8") == FIXABLE
+    write("b.py", PRINT_ONLY)  # findings, but nothing --fix would change
+    assert run(capsys, "--diff", "b.py") == Result(0, "", "Would fix 0 findings.\n")
+
+
+def test_show_fixes_lists_what_was_fixed_or_is_fixable(capsys):
+    write("a.py", FIXABLE)
+    write("b.py", PRINT_ONLY)
+    before = run(capsys, "--show-fixes", "a.py", "b.py")
+    assert before.lines[4:] == ["Fixable with --fix (2 findings):", "- a.py:",
+                                "    2 \u00d7 TFF405 (deprecated-tf-function-api)",
+                                "Found 4 findings (2 fixable with --fix)."]
+    after = run(capsys, "--fix", "--show-fixes", "a.py", "b.py")
+    assert after.lines[2:] == ["Fixed 2 findings:", "- a.py:",
+                               "    2 \u00d7 TFF405 (deprecated-tf-function-api)",
+                               "Found 4 findings (2 fixed, 2 remaining)."]
+    again = run(capsys, "--fix", "--show-fixes", "a.py")
+    assert again.lines[1:] == ["No fixes applied.", "Found 1 finding (0 fixed, 1 remaining)."]
+
+
 def test_without_fix_files_are_left_alone(capsys):
     path = write("a.py", FIXABLE)
     result = run(capsys, "a.py")

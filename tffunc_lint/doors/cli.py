@@ -20,7 +20,8 @@ from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, 
                       split_list)
 from ..docs import render_rule
 from ..files import PathError, collect
-from .output import FORMATS, write_findings, write_statistics, write_summary, write_traced
+from .output import (FORMATS, write_diff, write_findings, write_fixes, write_statistics,
+                     write_summary, write_traced)
 from .sarif import write_sarif
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import FileResult, lint_source
@@ -98,6 +99,12 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print the findings only: no summary line, no progress")
     parser.add_argument("--fix", action="store_true", help="apply the available safe fixes")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the fixes as a unified diff instead of applying them; exit "
+                             "1 if any fix would apply, 0 otherwise")
+    parser.add_argument("--show-fixes", action="store_true",
+                        help="after the findings, list the fixes applied (without --fix: what "
+                             "--fix would fix), per file and rule")
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="also offer fixes that change behaviour on purpose "
                              "(print() to tf.print())")
@@ -229,8 +236,14 @@ def run_check(argv: Sequence[str]) -> int:
     files = collect(args.paths, settings_for, errors)
     for error in errors:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
-    results = lint_project(files, settings_for, fix=args.fix, workers=args.jobs)
+    results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs)
+    if args.diff:
+        changes = write_diff(results, sys.stdout)
+        if not args.quiet:
+            print(f"Would fix {changes} finding{'' if changes == 1 else 's'}.", file=sys.stderr)
+        return EXIT_ERROR if errors else EXIT_FINDINGS if changes else EXIT_CLEAN
     fixed = 0
+    applied = []  # the findings whose fixes were written
     warnings: List[str] = []  # fixes not applied: also in SARIF's notifications
     for result in results:
         if result.fix_error:
@@ -244,6 +257,7 @@ def run_check(argv: Sequence[str]) -> int:
                 result.findings = sorted(result.findings + result.fixed_findings)
                 continue
             fixed += result.fixes_applied
+            applied += result.fixed_findings
     findings = sorted(f for result in results for f in result.findings)
     if args.show_traced:
         write_traced(results, sys.stdout, args.output_format)
@@ -254,6 +268,9 @@ def run_check(argv: Sequence[str]) -> int:
         write_sarif(findings, sys.stdout, errors=errors, warnings=warnings)
     else:
         write_findings(findings, args.output_format, sys.stdout)
+        if args.show_fixes and args.output_format == "text":
+            write_fixes(applied if args.fix else [f for f in findings if f.fixable],
+                        sys.stdout, applied=args.fix)
         if args.output_format == "text" and not args.quiet:
             write_summary(findings, sys.stdout, fixed=fixed if args.fix else None)
     if errors:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
+import io
 import json
+import tokenize
 from collections import Counter
-from typing import Iterable, List, Optional, TextIO
+from typing import Dict, Iterable, List, Optional, TextIO
 
 from ..finding import Finding
 from ..notebook import relocate_text
@@ -66,6 +69,49 @@ def write_summary(findings: List[Finding], stream: TextIO, *, fixed: Optional[in
         fixable = sum(f.fixable for f in findings)
         detail = f" ({fixable} fixable with --fix)" if fixable else ""
         stream.write(f"Found {_count(total, 'finding')}{detail}.\n")
+
+
+def write_fixes(findings: List[Finding], stream: TextIO, *, applied: bool) -> None:
+    """ruff's ``--show-fixes`` listing: per file, how many of each rule were fixed (or, when
+    nothing was applied, would be fixed by ``--fix``)."""
+    if not findings:
+        stream.write("No fixes applied.\n" if applied else "No fixable findings.\n")
+        return
+    total = _count(len(findings), "finding")
+    stream.write(f"Fixed {total}:\n" if applied else f"Fixable with --fix ({total}):\n")
+    by_path: Dict[str, Counter] = {}
+    for f in sorted(findings):
+        by_path.setdefault(f.path, Counter())[(f.code, f.name)] += 1
+    for path, counts in by_path.items():
+        stream.write(f"- {path}:\n")
+        for (code, name), count in sorted(counts.items()):
+            stream.write(f"    {count} \u00d7 {code} ({name})\n")
+
+
+def _decoded(path: str, data: bytes) -> str:
+    if not path.endswith(".ipynb"):
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            return data.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            pass
+    return data.decode("utf-8", "replace")
+
+
+def write_diff(results, stream: TextIO) -> int:
+    """The fixes of ``results`` (linted with ``fix=True``) as unified diffs, files untouched;
+    returns how many findings the fixes would fix."""
+    changes = 0
+    for result in sorted(results, key=lambda r: r.path):
+        if result.fixed_source is None or result.original is None:
+            continue
+        before = _decoded(result.path, result.original).splitlines(keepends=True)
+        after = _decoded(result.path, result.fixed_source).splitlines(keepends=True)
+        for line in difflib.unified_diff(before, after, result.path, result.path):
+            stream.write(line if line.endswith(("\n", "\r")) else
+                         line + "\n\\ No newline at end of file\n")
+        changes += result.fixes_applied
+    return changes
 
 
 def write_statistics(findings: Iterable[Finding], stream: TextIO,
