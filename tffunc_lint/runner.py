@@ -22,6 +22,26 @@ from .analysis.graph_context import ModuleView, ProjectGraph
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
 
+#: Told ``(files done, files in this pass, pass)`` as files finish (pass 0 lints every file,
+#: later passes re-lint what the project taught them); set by a door with ``reporting_to``.
+_progress: List[Callable[[int, int, int], None]] = []
+_passes: List[int] = [0]
+
+
+class reporting_to:
+    """``with reporting_to(callback): lint_project(...)`` reports progress to ``callback``."""
+
+    def __init__(self, callback: Callable[[int, int, int], None]):
+        self._callback = callback
+
+    def __enter__(self):
+        _progress.append(self._callback)
+        _passes[0] = 0
+
+    def __exit__(self, *exc):
+        _progress.remove(self._callback)
+
+
 Job = Tuple[str, Settings, bool, Optional[ModuleView]]
 
 
@@ -32,12 +52,24 @@ def _lint_job(job: Job) -> FileResult:
 
 def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
-        return [_lint_job(job) for job in jobs]
+        return _reported(map(_lint_job, jobs), len(jobs))
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, len(jobs) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(_lint_job, jobs, chunksize=chunk))
+        return _reported(pool.map(_lint_job, jobs, chunksize=chunk), len(jobs))
+
+
+def _reported(results, total: int) -> List[FileResult]:
+    """The results, telling the progress callbacks as each arrives."""
+    done: List[FileResult] = []
+    number = _passes[0]
+    _passes[0] += 1
+    for result in results:
+        done.append(result)
+        for callback in _progress:
+            callback(len(done), total, number)
+    return done
 
 
 def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:

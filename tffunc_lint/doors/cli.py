@@ -22,6 +22,7 @@ from ..docs import render_rule
 from ..files import PathError, collect
 from .output import (FORMATS, write_diff, write_findings, write_fixes, write_statistics,
                      write_summary, write_traced)
+from .progress import show_progress
 from .sarif import write_sarif
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import FileResult, lint_source
@@ -236,7 +237,9 @@ def run_check(argv: Sequence[str]) -> int:
     files = collect(args.paths, settings_for, errors)
     for error in errors:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
+    progress = show_progress(sys.stderr, args.quiet)
     results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs)
+    progress.close()
     if args.diff:
         changes = write_diff(results, sys.stdout)
         if not args.quiet:
