@@ -733,7 +733,7 @@ def test_parallel_run_gives_the_same_output(capsys, monkeypatch):
     monkeypatch.setattr(tffunc_lint.runner, "ProcessPoolExecutor", SpyPool)
     serial = run(capsys, "-j", "1", ".")
     assert pools == []
-    parallel = run(capsys, "-j", "2", ".")
+    parallel = run(capsys, "-j", "2", "--no-cache", ".")
     assert pools == [2]
     assert parallel == serial
     assert serial.code == 1 and len(serial.lines) == 28 + 1

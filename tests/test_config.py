@@ -16,8 +16,9 @@ from tests.test_cli import (ALL_RULES, PRINT_ONLY, Result, assert_usage_error, f
                             run, write)
 
 LINE_OF = {"TFF405": 3, "TFF101": 5, "TFF301": 6}
-KNOWN_KEYS = ("exclude, extend-exclude, extend-ignore, extend-select, extra-traced-decorators, "
-              "force-exclude, ignore, per-file-ignores, respect-gitignore, select")
+KNOWN_KEYS = ("cache-dir, exclude, extend-exclude, extend-ignore, extend-select, "
+              "extra-traced-decorators, force-exclude, ignore, per-file-ignores, "
+              "respect-gitignore, select")
 
 
 def write_config(directory: str, body: str) -> Path:

@@ -25,7 +25,7 @@ SECTION = "tffunc-lint"
 _LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude",
               "extend-exclude", "extra-traced-decorators")
 _BOOLEAN_KEYS = ("force-exclude", "respect-gitignore")
-KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOLEAN_KEYS + ("per-file-ignores",))
+KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOLEAN_KEYS + ("per-file-ignores", "cache-dir"))
 
 #: The default ``exclude``: directories of tools, caches, builds and installed packages
 #: (ruff's and flake8's usual suspects). Setting ``exclude`` replaces it; ``extend-exclude``
@@ -78,6 +78,8 @@ class Settings:
     respect_gitignore: bool = True
     extra_traced_decorators: Tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    cache_dir: Optional[str] = None
+    """Where results are cached (``cache-dir``; default: ``.tffunc_lint_cache`` in ``root``)."""
     root: str = "."
     source: str = ""
     enabled: FrozenSet[str] = field(default=frozenset(), compare=False)
@@ -200,6 +202,10 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{origin}: [tool.{SECTION}] key {key!r} must be true or false")
             values[key.replace("-", "_")] = table[key]
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str) or not table["cache-dir"]:
+            raise ConfigError(f"{origin}: [tool.{SECTION}] key 'cache-dir' must be a path")
+        values["cache_dir"] = os.path.join(str(pyproject.parent), table["cache-dir"])
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{origin}: [tool.{SECTION}] key 'per-file-ignores' must be a table "

@@ -6,6 +6,9 @@
    with those per-module results, and traced code is followed across imports.
 3. Only files where step 2 learnt more (other traced functions, or what a predicate imported
    from another module says) are linted again, with that knowledge.
+
+With a :class:`~tffunc_lint.cache.Cache`, steps 1 and 3 reuse the results of earlier runs
+for files whose content, settings and (step 3) view from the project are unchanged.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from .cache import Cache, file_key, fingerprint
 from .config import Settings
-from .engine import FileResult, lint_file
+from .engine import FileResult, lint_file, lint_source
+from .files import module_name_for
 from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
 
@@ -42,12 +47,24 @@ class reporting_to:
         _progress.remove(self._callback)
 
 
-Job = Tuple[str, Settings, bool, Optional[ModuleView]]
+Job = Tuple[str, Settings, bool, Optional[ModuleView], Optional[bytes]]
+"""(path, settings, fix, view, source): ``source`` is the content the cache key was computed
+from (None: read the file)."""
 
 
 def _lint_job(job: Job) -> FileResult:
-    path, settings, fix, view = job
-    return lint_file(path, settings, fix=fix, view=view)
+    path, settings, fix, view, source = job
+    if source is None:
+        return lint_file(path, settings, fix=fix, view=view)
+    return lint_source(path, source, settings, fix=fix, view=view)
+
+
+def _read(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
 
 
 def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
@@ -83,9 +100,35 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
 
 
 def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
-                 fix: bool = False, workers: int = 1) -> List[FileResult]:
-    """Lint ``files`` together, so calls between them are followed."""
-    results = _map([(path, settings_for(path), fix, None) for path in files], workers)
+                 fix: bool = False, workers: int = 1,
+                 cache: Optional[Cache] = None) -> List[FileResult]:
+    """Lint ``files`` together, so calls between them are followed. ``cache`` is not used
+    with ``fix`` (fixed files must be linted as they are now)."""
+    cache = cache if cache and not fix else Cache(None)
+    keys: Dict[str, str] = {}
+    sources: Dict[str, Optional[bytes]] = {}
+    cached: Dict[str, FileResult] = {}
+    if cache:
+        settings_keys: Dict[int, Tuple[Settings, str]] = {}
+        for path in files:
+            settings = settings_for(path)
+            known = settings_keys.get(id(settings))
+            if known is None:
+                known = settings_keys[id(settings)] = (settings, fingerprint(settings))
+            source = sources[path] = _read(path)
+            if source is None:
+                continue  # unreadable: linted (and reported) every time
+            keys[path] = file_key(path, module_name_for(path), source, known[1])
+            hit = cache.load(path, "alone", keys[path])
+            if isinstance(hit, FileResult) and hit.path == path:
+                cached[path] = hit
+    jobs = [(path, settings_for(path), fix, None, sources.get(path))
+            for path in files if path not in cached]
+    linted = {r.path: r for r in _map(jobs, workers)}
+    for path, result in linted.items():
+        if path in keys:
+            cache.store(path, "alone", keys[path], result)
+    results = [cached[path] if path in cached else linted[path] for path in files]
     graph = ProjectGraph(r.index for r in results if r.index is not None)
     # Only the roots seed the project trace: what they reach is followed again, with the
     # predicates of every module known.
@@ -98,9 +141,23 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
         view = ModuleView(traced[result.path], graph.predicates_of(result.index),
                           graph.names_of(result.index))
         if _learnt(view, result.view):
-            again.append((result.path, settings_for(result.path), fix, view))
+            again.append((result.path, settings_for(result.path), fix, view,
+                          sources.get(result.path)))
+    redone: Dict[str, FileResult] = {}
+    if cache:  # the project's view of the file is part of the key
+        views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
+                 if job[0] in keys}
+        for path, key in views.items():
+            hit = cache.load(path, "project", key)
+            if isinstance(hit, FileResult) and hit.path == path:
+                redone[path] = hit
+        again = [job for job in again if job[0] not in redone]
     if again:
-        redone: Dict[str, FileResult] = {r.path: r for r in _map(again, workers)}
+        for result in _map(again, workers):
+            redone[result.path] = result
+            if cache and result.path in views:
+                cache.store(result.path, "project", views[result.path], result)
+    if redone:
         results = [redone.get(r.path, r) for r in results]
     cells = {r.path: r.cells for r in results if r.cells is not None}
     if cells:  # reasons in other modules that point into a notebook: cell positions

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from .. import __version__
+from ..cache import DIRECTORY as CACHE_DIRECTORY, Cache
 from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
                       split_list)
 from ..docs import render_rule
@@ -89,6 +90,9 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PYPROJECT",
                         help="read [tool.tffunc-lint] from this file instead of searching")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="lint every file afresh; do not read or write the cache "
+                             "(.tffunc_lint_cache in the project root, or cache-dir)")
     parser.add_argument("--output-format", choices=FORMATS, default="text")
     parser.add_argument("--show-traced", action="store_true",
                         help="list the functions found traced, with the reason, instead of "
@@ -153,6 +157,14 @@ def _settings_for(args: argparse.Namespace) -> Callable[[str], Settings]:
 
 NOT_WRITABLE = "not writable, fix not applied"
 CHANGED = "fix skipped: the file changed while it was linted"
+
+
+def _cache(args: argparse.Namespace, settings_for: Callable[[str], Settings]) -> Cache:
+    """The cache of the project the first path is in (its configuration's directory)."""
+    if args.no_cache:
+        return Cache(None)
+    settings = settings_for(args.paths[0])
+    return Cache(settings.cache_dir or os.path.join(settings.root, CACHE_DIRECTORY))
 
 
 def _write_fixed(path: str, content: bytes, original: Optional[bytes]) -> Optional[str]:
@@ -238,7 +250,8 @@ def run_check(argv: Sequence[str]) -> int:
     for error in errors:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     progress = show_progress(sys.stderr, args.quiet)
-    results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs)
+    results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs,
+                           cache=_cache(args, settings_for))
     progress.close()
     if args.diff:
         changes = write_diff(results, sys.stdout)

@@ -1,0 +1,188 @@
+"""The result cache: a hit gives the findings a fresh run gives, and a change re-lints
+exactly the files whose result it can change (the file itself, and the modules whose trace
+it changes)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+import tffunc_lint.runner
+from tffunc_lint.cache import Cache
+from tffunc_lint.config import Settings
+from tffunc_lint.doors.cli import main
+from tffunc_lint.runner import lint_project
+
+CALLER = (
+    "import tensorflow as tf\n"
+    "from pkg import helpers\n"
+    "\n"
+    "@tf.function\n"
+    "def step(x):\n"
+    "    return helpers.scale(x)\n"
+)
+HELPERS = (
+    "def scale(x):\n"
+    "    print(x)\n"
+    "    return x * 2\n"
+)
+OTHER = (
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.function\n"
+    "def f(x):\n"
+    "    print(x)\n"
+    "    return x\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "train.py").write_text(CALLER)
+    (package / "helpers.py").write_text(HELPERS)
+    (package / "other.py").write_text(OTHER)
+    return tmp_path
+
+
+@pytest.fixture
+def linted(monkeypatch) -> List[str]:
+    """The paths the engine lints (cache misses), in order."""
+    seen: List[str] = []
+    original = tffunc_lint.runner._lint_job
+
+    def spy(job):
+        seen.append(os.path.basename(job[0]) + (" (view)" if job[3] is not None else ""))
+        return original(job)
+
+    monkeypatch.setattr(tffunc_lint.runner, "_lint_job", spy)
+    return seen
+
+
+def _run(root: Path, cache: Cache, settings: Settings = None) -> Dict[str, list]:
+    settings = settings or Settings(root=str(root)).resolved()
+    files = sorted(str(p) for p in root.glob("pkg/*.py"))
+    results = lint_project(files, lambda path: settings, cache=cache)
+    return {os.path.basename(r.path): [(f.line, f.code, f.message) for f in r.findings]
+            for r in results}
+
+
+def test_hit_gives_identical_findings_and_lints_nothing(project, linted):
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    cold = _run(project, cache)
+    assert cold["helpers.py"] and cold["other.py"]  # traced from train.py; traced itself
+    linted.clear()
+    warm = _run(project, cache)
+    assert warm == cold
+    assert linted == []
+    assert warm == _run(project, Cache(None))
+
+
+def test_editing_a_callee_relints_it_and_only_the_modules_whose_trace_changed(project, linted):
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    _run(project, cache)
+    # The helper moves two lines down: train.py's trace of it does not change (train.py is
+    # not re-linted), helpers.py is linted alone and again with the project's view.
+    (project / "pkg" / "helpers.py").write_text("import os\n\n" + HELPERS)
+    linted.clear()
+    findings = _run(project, cache)
+    assert linted == ["helpers.py", "helpers.py (view)"]
+    assert [line for line, *_ in findings["helpers.py"]] == [4]
+    assert findings == _run(project, Cache(None))
+
+    # train.py now calls it through a function in train.py: helpers.py's view changes
+    # (the reason names the new caller), train.py is linted because it changed.
+    (project / "pkg" / "train.py").write_text(CALLER.replace(
+        "    return helpers.scale(x)\n",
+        "    return inner(x)\n\n\ndef inner(x):\n    return helpers.scale(x)\n"))
+    linted.clear()
+    findings = _run(project, cache)
+    assert sorted(linted) == ["helpers.py (view)", "train.py"]
+    assert findings == _run(project, Cache(None))
+    assert "inner" in str(_traced_reasons(project, cache)["helpers.py"])
+
+
+def _traced_reasons(root: Path, cache: Cache) -> Dict[str, list]:
+    settings = Settings(root=str(root)).resolved()
+    files = sorted(str(p) for p in root.glob("pkg/*.py"))
+    results = lint_project(files, lambda path: settings, cache=cache)
+    return {os.path.basename(r.path): [f.text for f in r.findings] for r in results}
+
+
+def test_a_callee_that_stops_being_traced_is_relinted(project, linted):
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    assert _run(project, cache)["helpers.py"]
+    (project / "pkg" / "train.py").write_text(CALLER.replace("helpers.scale(x)", "x"))
+    linted.clear()
+    findings = _run(project, cache)
+    assert findings["helpers.py"] == []
+    assert findings == _run(project, Cache(None))
+
+
+def test_corrupt_entries_are_ignored_and_replaced(project, linted):
+    directory = project / ".tffunc_lint_cache"
+    cache = Cache(str(directory))
+    cold = _run(project, cache)
+    entries = [p for p in directory.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries
+    for number, entry in enumerate(entries):
+        entry.write_bytes(b"not a pickle" if number % 2 else entry.read_bytes()[:20])
+    linted.clear()
+    assert _run(project, cache) == cold
+    assert "train.py" in linted
+    linted.clear()
+    assert _run(project, cache) == cold
+    assert linted == []
+
+
+def test_settings_change_invalidates(project, linted):
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    _run(project, cache)
+    linted.clear()
+    only = Settings(root=str(project), select=("TFF301",)).resolved()
+    assert all(not found for found in _run(project, cache, only).values())
+    assert {"__init__.py", "helpers.py", "other.py", "train.py"} <= set(linted)
+
+
+def test_cli_writes_a_gitignored_cache_and_no_cache_skips_it(project, monkeypatch, capsys,
+                                                             linted):
+    monkeypatch.chdir(project)
+    assert main(["--exit-zero", "--no-cache", "pkg"]) == 0
+    assert not (project / ".tffunc_lint_cache").exists()
+    first = capsys.readouterr().out
+    assert main(["--exit-zero", "pkg"]) == 0
+    assert (project / ".tffunc_lint_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert capsys.readouterr().out == first
+    linted.clear()
+    assert main(["--exit-zero", "pkg"]) == 0
+    assert capsys.readouterr().out == first
+    assert linted == []
+
+
+def test_cache_dir_setting(project, monkeypatch):
+    (project / "pyproject.toml").write_text('[tool.tffunc-lint]\ncache-dir = "build/lint"\n')
+    monkeypatch.chdir(project)
+    assert main(["--exit-zero", "pkg"]) == 0
+    assert (project / "build" / "lint" / ".gitignore").is_file()
+    assert not (project / ".tffunc_lint_cache").exists()
+
+
+def test_fix_never_serves_cached_results(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    fixable = project / "pkg" / "fixable.py"
+    fixable.write_text("import tensorflow as tf\n\n"
+                       "@tf.function(experimental_relax_shapes=True)\n"
+                       "def f(x):\n    return x\n")
+    main(["--exit-zero", "pkg"])
+    before = capsys.readouterr().out
+    assert "fixable.py" in before
+    main(["--exit-zero", "--fix", "pkg"])
+    capsys.readouterr()
+    assert "reduce_retracing" in fixable.read_text()
+    main(["--exit-zero", "pkg"])
+    assert "fixable.py" not in capsys.readouterr().out

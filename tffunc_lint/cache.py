@@ -1,0 +1,121 @@
+"""Results of earlier runs, so that a run lints only what changed (like ruff's cache).
+
+The cache lives in ``.tffunc_lint_cache/`` at the project root (or the ``cache-dir``
+setting) and holds, per linted file, two entries:
+
+* the file linted on its own, keyed on the file's content, its path and module name, the
+  settings that apply to it and the version of tffunc-lint: its findings and its index (for
+  joining the project's call graph);
+* the file linted again with what the project's call graph found about it (the "view":
+  traced functions with their reasons, predicates, names resolved through other modules),
+  keyed on the same plus the view. A change in one module re-lints another only if it
+  changes that module's view.
+
+Entries are written to a temporary file and renamed into place, so concurrent runs never
+read half an entry; an entry that cannot be read, or whose key does not match, is ignored
+and replaced. The directory holds a ``.gitignore`` of ``*``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from typing import Any, Optional
+
+from . import __version__
+
+DIRECTORY = ".tffunc_lint_cache"
+_FORMAT = 1
+
+
+def fingerprint(value: Any) -> str:
+    """A stable digest of settings or a view: sets are sorted, so it does not depend on
+    hash randomisation."""
+    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        items = sorted((_canonical(k), _canonical(v)) for k, v in value.items())
+        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    if hasattr(value, "__dataclass_fields__"):
+        fields = {name: getattr(value, name) for name in value.__dataclass_fields__}
+        return f"{type(value).__name__}{_canonical(fields)}"
+    return repr(value)
+
+
+class Cache:
+    """Per-file results under ``directory``; a no-op when ``directory`` is None."""
+
+    def __init__(self, directory: Optional[str]):
+        self.directory = directory
+        self._folder = (os.path.join(directory, f"v{__version__}-{_FORMAT}")
+                        if directory else None)
+        self._ready = False
+
+    def __bool__(self) -> bool:
+        return self.directory is not None
+
+    def _path(self, path: str, kind: str) -> str:
+        name = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass"))
+        return os.path.join(self._folder, f"{name.hexdigest()[:32]}.{kind}")
+
+    def load(self, path: str, kind: str, key: str) -> Any:
+        """The value stored for ``path`` under ``key``, or None (missing, stale, corrupt)."""
+        if self._folder is None:
+            return None
+        try:
+            with open(self._path(path, kind), "rb") as stream:
+                stored = pickle.load(stream)
+        except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
+            return None
+        if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == key
+                and stored[1] == os.path.abspath(path)):
+            return None
+        return stored[2]
+
+    def store(self, path: str, kind: str, key: str, value: Any) -> None:
+        """Write atomically; a cache that cannot be written is silently skipped."""
+        if self._folder is None:
+            return
+        try:
+            self._prepare()
+            handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    pickle.dump((key, os.path.abspath(path), value), stream,
+                                protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, self._path(path, kind))
+            except BaseException:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+                raise
+        except (OSError, pickle.PicklingError, RecursionError):
+            pass
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        os.makedirs(self._folder, exist_ok=True)
+        ignore = os.path.join(self.directory, ".gitignore")
+        if not os.path.exists(ignore):
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+            with os.fdopen(handle, "w") as stream:
+                stream.write("# Automatically created by tffunc-lint.\n*\n")
+            os.replace(temporary, ignore)
+        self._ready = True
+
+
+def file_key(path: str, module: tuple, source: bytes, settings_fingerprint: str) -> str:
+    """What a file's own result depends on: its bytes, its path and module name, the
+    settings and the version (in the folder name)."""
+    digest = hashlib.sha256(source)
+    digest.update(repr((os.path.abspath(path), module, settings_fingerprint)).encode(
+        "utf-8", "surrogatepass"))
+    return digest.hexdigest()
