@@ -68,7 +68,10 @@ class FileContext:
 
     def in_eager_branch(self) -> bool:
         """The node being visited runs only when nothing is traced (see ``guarded_code``)."""
-        return in_eager_branch(self.ancestors, self.qualified_name, self._predicate)
+        outer = None
+        if self.function is not None and self.function.key in self.graph.index.functions:
+            outer = self.graph.index.functions[self.function.key].outer_aliases
+        return in_eager_branch(self.ancestors, self.qualified_name, self._predicate, outer)
 
     def _predicate(self, spelling: str) -> Optional[str]:
         if self.function is None:
@@ -99,7 +102,10 @@ class FileContext:
     # -- reporting ----------------------------------------------------------------------------
     def report(self, rule: "ReportingRule", node: cst.CSTNode, message: str,
                replacement: Optional[cst.CSTNode], traced: bool) -> None:
-        """Record a finding of ``rule`` at ``node``; ``traced`` attaches the trace reason."""
+        """Record a finding of ``rule`` at ``node``; ``traced`` attaches the trace reason.
+        Nothing is recorded in traced code's eager-only branches: they are not traced."""
+        if traced and self.function is not None and self.in_eager_branch():
+            return
         statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
         traced = self.reason if traced else None
         if replacement is not None:

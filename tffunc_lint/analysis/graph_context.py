@@ -77,7 +77,11 @@ class ProjectGraph:
         traced: Dict[str, Traced] = {path: {} for path in self.by_path}
         queue: Deque[Tuple[str, FunctionKey]] = deque()
 
+        eager = self._eager_functions()
+
         def add(path: str, key: FunctionKey, reason: TraceReason) -> None:
+            if (path, key) in eager:
+                return  # Python runs it, through tf.py_function
             known = traced[path].get(key)
             if known is None or (known.once and not reason.once):
                 traced[path][key] = reason
@@ -183,7 +187,33 @@ class ProjectGraph:
         return found
 
     def _untraced(self, index: ModuleIndex, conditions) -> bool:
-        return any(c[0] == "pred" and self.predicate(index, c[1]) == c[2] for c in conditions)
+        return any(c[0] == "pred" and self.predicate(index, c[1]) == c[2]
+                   or c[0] == "eager-arg" and self._eager_argument(index, c[1], c[2])
+                   for c in conditions)
+
+    def _eager_argument(self, index: ModuleIndex, callee: Target, position: int) -> bool:
+        """Argument ``position`` of a call of ``callee`` goes to tf.py_function."""
+        found = self.resolve(index, callee)
+        if found is None:
+            return False
+        function = self.by_path[found[0]].functions[found[1]]
+        bound = callee[0] in ("method", "super") or (
+            callee[0] == "external" and function.class_qualname is not None)
+        return position + bound in function.eager_params
+
+    def _eager_functions(self) -> FrozenSet[Tuple[str, FunctionKey]]:
+        """Functions Python runs eagerly: decorated with ``@tf.py_function(...)``, or with a
+        project decorator that hands its argument to tf.py_function."""
+        found = set()
+        for index in self.by_path.values():
+            for key, function in index.functions.items():
+                if function.runs_eagerly:
+                    found.add((index.path, key))
+            for entry in index.decorated:
+                target = self.resolve(index, entry.target)
+                if target and 0 in self.by_path[target[0]].functions[target[1]].eager_params:
+                    found.add((index.path, entry.decorated))
+        return frozenset(found)
 
     def _initialises(self, index: ModuleIndex, conditions, found) -> bool:
         """One of ``conditions`` tests an attribute that the called function sets."""

@@ -21,7 +21,7 @@ the guards around a node: does it set state up once, on the first trace
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -55,9 +55,17 @@ class _Tests:
     """The guard reader over LibCST tests, with project predicates looked up by spelling."""
 
     def __init__(self, resolve: Resolve, polarity: Optional[Polarity],
-                 function: Optional[cst.FunctionDef]):
+                 function: Optional[cst.FunctionDef],
+                 outer_aliases: Optional[Mapping[str, str]] = None):
+        aliases: Dict[str, Optional[ast.expr]] = {}
+        for name, text in (outer_aliases or {}).items():
+            try:
+                aliases[name] = ast.parse(text, mode="eval").body
+            except SyntaxError:
+                aliases[name] = None
+        aliases.update(_aliases(function))
         self.reader = GuardReader(lambda dotted: resolve(_expression(dotted)), ast_dotted_name,
-                                  _aliases(function))
+                                  aliases)
         self.polarity = polarity
 
     def untraced_if(self, test: cst.BaseExpression, value: bool) -> bool:
@@ -145,10 +153,13 @@ def _after_untraced_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
 
 
 def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
-                    polarity: Optional[Polarity] = None) -> bool:
-    """The innermost node of ``ancestors`` runs only eagerly, within its function."""
+                    polarity: Optional[Polarity] = None,
+                    outer_aliases: Optional[Mapping[str, str]] = None) -> bool:
+    """The innermost node of ``ancestors`` runs only eagerly, within its function.
+    ``outer_aliases``: tests that enclosing functions bind to names (``use_xla = not
+    tf.executing_eagerly()``) read by this one, as source text."""
     function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
-    tests = _Tests(resolve, polarity, function)
+    tests = _Tests(resolve, polarity, function, outer_aliases)
     for index in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[index - 1], ancestors[index]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import guards
-from .names import ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name
+from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
+                    function_local_names)
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -121,6 +123,15 @@ class FunctionInfo:
     """Attributes of ``self`` it assigns."""
     guard_calls: Dict[str, Target] = field(default_factory=dict)
     """No-argument calls in its tests, by spelling, for predicates to be looked up."""
+    runs_eagerly: bool = False
+    """Decorated with ``@tf.py_function(...)``: Python runs it eagerly, never traced."""
+    eager_params: Set[int] = field(default_factory=set)
+    """Positions of its parameters that it (or a function nested in it) hands to
+    ``tf.py_function``: a function passed there runs eagerly (``def wrap(func): return
+    tf.py_function(func, ...)``)."""
+    outer_aliases: Dict[str, str] = field(default_factory=dict)
+    """Tests that enclosing functions bind to names it reads (``use_xla = not
+    tf.executing_eagerly()``), as source text."""
 
 
 @dataclass
@@ -441,6 +452,10 @@ class _Indexer:
                 self.dataset_predicates.add(node.name)
         else:
             scope.nested[node.name] = key
+        info.runs_eagerly = any(
+            isinstance(d, ast.Call) and is_py_function(
+                self._qualified(d.func), d.func.attr if isinstance(d.func, ast.Attribute)
+                else None) for d in node.decorator_list)
         for decorator in node.decorator_list:
             how = self._tracing_decorator(decorator)
             if how:
@@ -454,6 +469,12 @@ class _Indexer:
                     self.pending_decorated.append(
                         (found, key, f"@{ast_dotted_name(target)}", decorator.lineno))
         inner = _Scope(info, scope if scope.function else None, scope.cls)
+        outer = [s.aliases for s in _chain(inner.parent)]
+        if outer:
+            inner.aliases = ChainMap({}, *outer)
+            local = function_local_names(node)
+            info.outer_aliases = {name: ast.unparse(test) for name, test in ChainMap(*outer).items()
+                                  if test is not None and name not in local}
         inner.reader = self._new_reader(inner)
         self._visit_block(node.body, inner)
         if len(node.args.args) <= 1 and not node.args.vararg and not node.args.kwonlyargs:
@@ -643,6 +664,8 @@ class _Indexer:
         if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
             for callable_ in _arguments(node, (0,), ("func",)):
                 skipped.add(id(callable_))
+                if isinstance(callable_, ast.Name):
+                    self._eager_parameter(callable_.id, scope)
                 if isinstance(callable_, ast.Lambda):
                     self.visit(callable_.body, scope.without_edges())
         elif qualified == TF_FUNCTION:
@@ -660,15 +683,19 @@ class _Indexer:
         arguments = [a for a in (*node.args, *(k.value for k in node.keywords))
                      if id(a) not in skipped]
         if scope.edges:
-            target = self._callable(func, scope)
-            if target is not None:
-                self._add_edge(scope, target, node.lineno, CALLED)
-            # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there.
+            callee = self._callable(func, scope)
+            if callee is not None:
+                self._add_edge(scope, callee, node.lineno, CALLED)
+            # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
+            # unless that callee hands it to tf.py_function (settled by the call graph).
+            positions = {id(a): i for i, a in enumerate(node.args)}
             for argument in arguments:
                 if isinstance(argument, (ast.Name, ast.Attribute)):
                     target = self._callable(argument, scope)
                     if target is not None:
-                        self._add_edge(scope, target, node.lineno, PASSED)
+                        extra = (("eager-arg", callee, positions[id(argument)]),) if (
+                            callee is not None and id(argument) in positions) else ()
+                        self._add_edge(scope, target, node.lineno, PASSED, extra)
         self.visit(func, scope)
         for argument in arguments:
             self.visit(argument, scope)
@@ -689,15 +716,31 @@ class _Indexer:
         else:
             self.index.entries.append(Entry(target, how, line))
 
-    def _add_edge(self, scope: _Scope, target: Target, line: int, how: str) -> None:
+    def _add_edge(self, scope: _Scope, target: Target, line: int, how: str,
+                  extra: Tuple[Tuple, ...] = ()) -> None:
         function = scope.function
+        conditions = scope.guards + extra
         if target[0] == "name":
-            self.pending.append((function, target[1], line, how, scope.guards,
+            self.pending.append((function, target[1], line, how, conditions,
                                  self.statement_region[0]))
         else:
-            if scope.guards:
-                function.edge_guards[len(function.edges)] = scope.guards
+            if conditions:
+                function.edge_guards[len(function.edges)] = conditions
             function.edges.append((target, line, how))
+
+    def _eager_parameter(self, name: str, scope: _Scope) -> None:
+        """``name``, handed to tf.py_function, is a parameter of this function or of one
+        enclosing it (a closure of a wrapper): record its position there."""
+        for outer in _chain(scope):
+            node = self.index.nodes.get(outer.function.key)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return
+            positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+            if name in positional:
+                outer.function.eager_params.add(positional.index(name))
+                return
+            if name in function_local_names(node):
+                return
 
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""
@@ -812,6 +855,13 @@ class _Indexer:
         if line.isascii():
             return node.col_offset
         return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+
+
+def _chain(scope: Optional[_Scope]) -> Iterator[_Scope]:
+    """``scope`` and the function scopes enclosing it, innermost first."""
+    while scope is not None and scope.function is not None:
+        yield scope
+        scope = scope.parent
 
 
 #: Nodes with nothing of interest below them.
