@@ -18,6 +18,8 @@ and replaced. The directory holds a ``.gitignore`` of ``*``.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
 import pickle
@@ -50,6 +52,19 @@ def _canonical(value: Any) -> str:
     return repr(value)
 
 
+@contextlib.contextmanager
+def paused_gc():
+    """Pause the cyclic garbage collector while many acyclic objects are made (unpickled
+    indexes, the project graph): it would rescan them all, again and again."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 class Cache:
     """Per-file results under ``directory``; a no-op when ``directory`` is None."""
 
@@ -71,7 +86,7 @@ class Cache:
         if self._folder is None:
             return None
         try:
-            with open(self._path(path, kind), "rb") as stream:
+            with open(self._path(path, kind), "rb") as stream, paused_gc():
                 stored = pickle.load(stream)
         except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
             return None

@@ -17,7 +17,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from .cache import Cache, file_key, fingerprint
+from .cache import Cache, file_key, fingerprint, paused_gc
 from .config import Settings
 from .engine import FileResult, lint_file, lint_source
 from .files import module_name_for
@@ -99,6 +99,26 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
             or once != {key for key, reason in alone.traced.items() if reason.once})
 
 
+def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],
+                   fix: bool, sources: Dict[str, Optional[bytes]]) -> List[Job]:
+    """Join the files' indexes into one graph; the jobs of the files it teaches more."""
+    graph = ProjectGraph(r.index for r in results if r.index is not None)
+    # Only the roots seed the project trace: what they reach is followed again, with the
+    # predicates of every module known.
+    traced = graph.trace({r.path: {k: v for k, v in r.view.traced.items() if v.via is None}
+                          for r in results if r.view and r.view.traced})
+    again = []
+    for result in results:
+        if result.index is None:
+            continue
+        view = ModuleView(traced[result.path], graph.predicates_of(result.index),
+                          graph.names_of(result.index))
+        if _learnt(view, result.view):
+            again.append((result.path, settings_for(result.path), fix, view,
+                          sources.get(result.path)))
+    return again
+
+
 def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
                  fix: bool = False, workers: int = 1,
                  cache: Optional[Cache] = None) -> List[FileResult]:
@@ -129,20 +149,8 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
         if path in keys:
             cache.store(path, "alone", keys[path], result)
     results = [cached[path] if path in cached else linted[path] for path in files]
-    graph = ProjectGraph(r.index for r in results if r.index is not None)
-    # Only the roots seed the project trace: what they reach is followed again, with the
-    # predicates of every module known.
-    traced = graph.trace({r.path: {k: v for k, v in r.view.traced.items() if v.via is None}
-                          for r in results if r.view and r.view.traced})
-    again = []
-    for result in results:
-        if result.index is None:
-            continue
-        view = ModuleView(traced[result.path], graph.predicates_of(result.index),
-                          graph.names_of(result.index))
-        if _learnt(view, result.view):
-            again.append((result.path, settings_for(result.path), fix, view,
-                          sources.get(result.path)))
+    with paused_gc():
+        again = _project_views(results, settings_for, fix, sources)
     redone: Dict[str, FileResult] = {}
     if cache:  # the project's view of the file is part of the key
         views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
