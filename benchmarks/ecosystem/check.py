@@ -419,6 +419,16 @@ def linter_command() -> List[str]:
     return [found] if found else [sys.executable, "-m", "tffunc_lint"]
 
 
+def linter_options(linter: Sequence[str]) -> List[str]:
+    """Fixed options: JSON, no exit code for findings, no configuration, and no result cache
+    where the linter has one (every run lints afresh)."""
+    options = ["--output-format", "json", "--exit-zero", "--isolated", "--quiet"]
+    shown = subprocess.run([*linter, "--help"], capture_output=True, text=True).stdout
+    if "--no-cache" in shown:
+        options.append("--no-cache")
+    return options
+
+
 def split_lines(text: str) -> List[str]:
     """Physical lines as Python numbers them (\\n, \\r\\n and \\r end a line)."""
     return re.split(r"\r\n|\r|\n", text)
@@ -493,14 +503,15 @@ def parse_findings(corpus: str, raw: Sequence[dict], root: Path) -> List[Finding
     return number_occurrences(findings)
 
 
-def lint(corpus: Corpus, root: Path, linter: Sequence[str], jobs: Optional[int]) -> List[Finding]:
+def lint(corpus: Corpus, root: Path, linter: Sequence[str], options: Sequence[str],
+         jobs: Optional[int]) -> List[Finding]:
     if corpus.include or corpus.exclude:
         targets = select_files(walk_files(root), corpus.include, corpus.exclude)
         if not targets:
             raise RuntimeError("the include globs match no file")
     else:
         targets = ["."]
-    argv = [*linter, "--output-format", "json", "--exit-zero", "--isolated", "--quiet"]
+    argv = [*linter, *options]
     if jobs:
         argv += ["--jobs", str(jobs)]
     proc = subprocess.run([*argv, *targets], cwd=root, capture_output=True, text=True)
@@ -881,6 +892,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     last_path = args.cache / LAST_RUN
     previous = load_last_run(last_path)
     linter = linter_command()
+    options = [] if args.cached or args.fetch_only else linter_options(linter)
     roots: Dict[str, Path] = {}
     errors: Dict[str, str] = {}
     notes: Dict[str, str] = {}
@@ -908,7 +920,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             continue
         _say(f"{corpus.name}: linting ...")
         try:
-            found = lint(corpus, root, linter, args.jobs)
+            found = lint(corpus, root, linter, options, args.jobs)
         except (RuntimeError, OSError) as error:
             errors[corpus.name] = str(error)
             _say(f"{corpus.name}: {error}")
@@ -981,7 +993,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         entries, comments = stubs(result.unreviewed)
         args.write_unreviewed.write_text(dump_verdicts(entries, STUBS_HEADER, comments))
         _say(f"wrote {len(entries)} stubs to {args.write_unreviewed}")
-    if args.prune and result.stale or args.prune and result.rekeyed:
+    if args.prune and (result.stale or result.rekeyed):
         args.verdicts.write_text(dump_verdicts(pruned(verdicts, result), VERDICTS_HEADER))
         _say(f"pruned {len(result.stale)} stale verdicts, re-keyed {len(result.rekeyed)}")
     if errors:
