@@ -7,19 +7,22 @@ and the failure tests run deliberately broken recipes in real worker processes.
 from __future__ import annotations
 
 import ast
+import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 from tffunc_lint.doors.cli import main
 from tffunc_lint.rule import all_rules
-from tffunc_lint.verify.runner import (FIXTURES_DIR, HOMEWORK, RECIPES_DIR, available_claims,
-                                       load_claim, verify)
+from tffunc_lint.verify.runner import (FIXTURES_DIR, HOMEWORK, RECIPES_DIR, StreamingTable,
+                                       available_claims, load_claim, verify)
 
 RULE_CODES = [rule.code for rule in all_rules() if rule.code != "TFF000"]
 
@@ -111,7 +114,7 @@ RECIPES = {
 
 
 @pytest.fixture(scope="module")
-def broken_report(tmp_path_factory):
+def broken_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("broken")
     claims = []
     for key, source in RECIPES.items():
@@ -125,7 +128,41 @@ def broken_report(tmp_path_factory):
     (root / "fixtures_too_slow" / "good.py").write_text(
         pitfall.replace("  # expect: TFF101", ""), encoding="utf-8")
     # One worker, so the sound recipe runs after the crash and the hang, on a new worker.
-    return {claim.name: claim for claim in verify(claims, workers=1, timeout=20).claims}
+    # The text report streams: each row is written (and timed) as its claim completes.
+    stream, finished = io.StringIO(), []
+    table = StreamingTable(claims, stream)
+
+    def on_done(claim):
+        table(claim)
+        finished.append((claim.name, time.perf_counter(), stream.getvalue()))
+
+    report = verify(claims, workers=1, timeout=20, on_done=on_done)
+    ended = time.perf_counter()
+    table.finish(report)
+    return {"claims": {claim.name: claim for claim in report.claims}, "finished": finished,
+            "ended": ended, "text": stream.getvalue()}
+
+
+@pytest.fixture(scope="module")
+def broken_report(broken_run):
+    return broken_run["claims"]
+
+
+def test_the_text_report_streams_each_rule_as_it_finishes(broken_run):
+    finished = broken_run["finished"]
+    assert sorted(name for name, _, _ in finished) == sorted(RECIPES)  # each once
+    first, at, written = finished[0]
+    assert first == "raises"
+    # Written while the hanging recipe (20 s time-out) still had most of its time to run.
+    assert broken_run["ended"] - at > 10
+    header, row = written.splitlines()
+    assert header.split()[:2] == ["rule", "bad"] and row.startswith("TFF101  NO ")
+    lines = broken_run["text"].splitlines()
+    assert len(lines[0]) == len(header) and lines[1:1 + len(RECIPES)] == [
+        text.splitlines()[-1] for _, _, text in finished]
+    assert lines[-1].startswith(f"{len(RECIPES)} claim(s): ")
+    assert re.search(r"^TensorFlow \d+\.\d+\S*, Python \S+, 1 worker\(s\)$",
+                     broken_run["text"], re.MULTILINE)
 
 
 def test_a_raising_recipe_fails_its_claim_only(broken_report):

@@ -214,8 +214,8 @@ def _verify_selection(args: argparse.Namespace, homework: str) -> Callable[[str]
 
 def run_verify(args: argparse.Namespace) -> int:
     # Imported here: plain lint runs do not pay for the worker machinery.
-    from ..verify.runner import (HOMEWORK, VerifyUnavailable, available_claims, verify,
-                                 write_report)
+    from ..verify.runner import (HOMEWORK, StreamingTable, VerifyUnavailable,
+                                 available_claims, tensorflow_available, verify, write_report)
 
     if args.paths:
         raise UsageError("--verify runs the shipped fixtures and takes no paths")
@@ -225,11 +225,18 @@ def run_verify(args: argparse.Namespace) -> int:
     claims = [claim for claim in available_claims() if keep(claim.key)]
     if not claims:
         raise UsageError("--verify: the selection leaves no rule to verify")
+    # In text, each rule's line is printed as soon as its claim is complete.
+    table = (StreamingTable(claims, sys.stdout)
+             if args.output_format == "text" and tensorflow_available() else None)
     try:
-        report = verify(claims, workers=max(1, min(args.jobs, 4)), timeout=args.verify_timeout)
+        report = verify(claims, workers=max(1, min(args.jobs, 4)), timeout=args.verify_timeout,
+                        on_done=table)
     except VerifyUnavailable as error:
         raise UsageError(str(error)) from None
-    write_report(report, args.output_format, sys.stdout)
+    if table is not None:
+        table.finish(report)
+    else:
+        write_report(report, args.output_format, sys.stdout)
     return EXIT_CLEAN if report.holds else EXIT_FINDINGS
 
 

@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from ..config import Settings
 from ..engine import lint_source
@@ -241,7 +241,25 @@ class Report:
                 "claims": [claim.as_dict() for claim in self.claims]}
 
 
-def _serve(claims: "queue.Queue[Claim]", timeout: float, versions: List[str]) -> None:
+class _Finished:
+    """Calls ``on_done(claim)`` once a claim has both its static and its dynamic side."""
+
+    def __init__(self, on_done: Optional[Callable[[Claim], None]]):
+        self._on_done = on_done
+        self._lock = threading.Lock()
+        self._halves: Dict[int, int] = {}
+
+    def half(self, claim: Claim) -> None:
+        if self._on_done is None:
+            return
+        with self._lock:  # also keeps the callbacks (table rows) from interleaving
+            self._halves[id(claim)] = self._halves.get(id(claim), 0) + 1
+            if self._halves[id(claim)] == 2:
+                self._on_done(claim)
+
+
+def _serve(claims: "queue.Queue[Claim]", timeout: float, versions: List[str],
+           finished: Optional[_Finished] = None) -> None:
     """One pool slot: run claims on a worker, replacing the worker after a crash or hang."""
     worker: Optional[_Worker] = None
     try:
@@ -263,6 +281,8 @@ def _serve(claims: "queue.Queue[Claim]", timeout: float, versions: List[str]) ->
                 if worker is not None:
                     worker.close()
                 worker = None
+            if finished is not None:
+                finished.half(claim)
     finally:
         if worker is not None:
             worker.close()
@@ -275,28 +295,33 @@ def tensorflow_available() -> bool:
         return False
 
 
-def verify(claims: Sequence[Claim], workers: int = 2,
-           timeout: float = DEFAULT_TIMEOUT) -> Report:
-    """Run ``claims`` (static side here, dynamic side in workers) and report on each."""
+def verify(claims: Sequence[Claim], workers: int = 2, timeout: float = DEFAULT_TIMEOUT,
+           on_done: Optional[Callable[[Claim], None]] = None) -> Report:
+    """Run ``claims`` (static side here, dynamic side in workers) and report on each;
+    ``on_done(claim)`` is called as each claim is complete, in the order they finish."""
     if not tensorflow_available():
         raise VerifyUnavailable("TensorFlow is not installed; `--verify` runs the fixtures "
                                 "under it: install tffunc-lint[verify]")
     started = time.perf_counter()
+    finished = _Finished(on_done)
     pending: "queue.Queue[Claim]" = queue.Queue()
     for claim in claims:
         missing = [p.name for p in (claim.recipe, claim.bad, claim.good) if not p.is_file()]
         if missing:
             claim.reply = {"error": "missing " + ", ".join(missing)}
+            finished.half(claim)
             continue
         pending.put(claim)
     versions: List[str] = []
-    slots = [threading.Thread(target=_serve, args=(pending, timeout, versions), daemon=True)
+    slots = [threading.Thread(target=_serve, args=(pending, timeout, versions, finished),
+                              daemon=True)
              for _ in range(max(1, min(workers, pending.qsize())))]
     for slot in slots:
         slot.start()
     for claim in claims:  # the static side runs here while the workers import TensorFlow
         if claim.bad.is_file() and claim.good.is_file():
             claim.static = static_agreement(claim)
+        finished.half(claim)
     for slot in slots:
         slot.join()
     return Report(list(claims), versions[0] if versions else "unknown",
@@ -307,6 +332,49 @@ def _yes_no(value: Optional[bool]) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
+_HEADER = ("rule", "bad shows pitfall", "good clean", "static agrees", "speedup", "seconds",
+           "claim")
+
+
+def _row(claim: Claim) -> tuple:
+    data = claim.as_dict()
+    speedup = "-"
+    if claim.speedup is not None:
+        speedup = f"{claim.speedup:.1f}x"
+        if claim.bound is not None:
+            speedup += f" (>= {claim.bound:g}x)"
+    seconds = f"{data['seconds']:.1f}" if data["seconds"] is not None else "-"
+    return (claim.key, _yes_no(data["bad_shows_pitfall"]), _yes_no(data["good_clean"]),
+            _yes_no(data["static_agrees"]), speedup, seconds, claim.claim)
+
+
+def _table_line(row: tuple, widths: Sequence[int]) -> str:
+    cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+    return "  ".join(cells + [row[-1]]).rstrip() + "\n"
+
+
+class StreamingTable:
+    """The text report written as it happens: the table's header at once, each rule's line
+    as soon as its claim is complete (in the order they finish), then the rest with
+    :meth:`finish`. Column widths are fixed up front from the claims' keys."""
+
+    def __init__(self, claims: Sequence[Claim], stream):
+        self._stream = stream
+        self._widths = [max([len(_HEADER[0])] + [len(claim.key) for claim in claims]),
+                        *map(len, _HEADER[1:4]), len("1000.0x (>= 1000x)"), len("1000.0")]
+        stream.write(_table_line(_HEADER, self._widths))
+        stream.flush()
+
+    def __call__(self, claim: Claim) -> None:
+        self._stream.write(_table_line(_row(claim), self._widths))
+        self._stream.flush()
+
+    def finish(self, report: Report) -> None:
+        self._stream.write(f"\nTensorFlow {report.tensorflow}, Python {report.python}, "
+                           f"{report.workers} worker(s)\n")
+        _write_details(report, self._stream)
+
+
 def write_report(report: Report, output_format: str, stream) -> None:
     if output_format == "json":
         json.dump(report.as_dict(), stream, indent=2)
@@ -314,23 +382,14 @@ def write_report(report: Report, output_format: str, stream) -> None:
         return
     stream.write(f"TensorFlow {report.tensorflow}, Python {report.python}, "
                  f"{report.workers} worker(s)\n\n")
-    header = ("rule", "bad shows pitfall", "good clean", "static agrees", "speedup", "seconds",
-              "claim")
-    rows = []
-    for claim in report.claims:
-        data = claim.as_dict()
-        speedup = "-"
-        if claim.speedup is not None:
-            speedup = f"{claim.speedup:.1f}x"
-            if claim.bound is not None:
-                speedup += f" (>= {claim.bound:g}x)"
-        seconds = f"{data['seconds']:.1f}" if data["seconds"] is not None else "-"
-        rows.append((claim.key, _yes_no(data["bad_shows_pitfall"]), _yes_no(data["good_clean"]),
-                     _yes_no(data["static_agrees"]), speedup, seconds, claim.claim))
-    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header) - 1)]
-    for row in [header] + rows:
-        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
-        stream.write("  ".join(cells + [row[-1]]).rstrip() + "\n")
+    rows = [_row(claim) for claim in report.claims]
+    widths = [max(len(row[i]) for row in rows + [_HEADER]) for i in range(len(_HEADER) - 1)]
+    for row in [_HEADER] + rows:
+        stream.write(_table_line(row, widths))
+    _write_details(report, stream)
+
+
+def _write_details(report: Report, stream) -> None:
     stream.write("\n")
     for claim in report.claims:
         data = claim.as_dict()
