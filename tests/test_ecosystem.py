@@ -281,3 +281,35 @@ def test_listing_shows_context(tmp_path):
     assert text.splitlines()[1:6] == ["  1 | a", "  2 | b", "> 3 | print(x)", "  4 | d",
                                       "  5 | e"]
     assert eco.listing([f], result, "false", {"c": tmp_path}) == ""
+
+
+# --- fetching (local only) ------------------------------------------------------------------
+
+@pytest.mark.skipif(not eco.shutil.which("git"), reason="needs git")
+def test_git_source_override_unpacks_the_commit(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "m.py").write_text("x = 1\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    eco.subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    eco.subprocess.run([*git, "add", "."], check=True)
+    eco.subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+    commit = eco.subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                text=True).stdout.strip()
+    corpus = eco.Corpus(name="r", kind="git", url="https://example.invalid/o/r", commit=commit)
+    root, missing = eco.fetch(corpus, tmp_path / "cache", {"o/r": str(repo)})
+    assert (root / "pkg" / "m.py").read_text() == "x = 1\n" and missing == []
+    assert not (root / ".git").exists()
+    # Cached at its pin: the source is not needed again.
+    assert eco.fetch(corpus, tmp_path / "cache", {}, offline=True)[0] == root
+
+
+def test_pypi_corpus_from_a_downloaded_wheel(tmp_path):
+    cache = tmp_path / "cache"
+    downloads = cache / "downloads" / "pkg-1.0"
+    downloads.mkdir(parents=True)
+    with eco.zipfile.ZipFile(downloads / "pkg-1.0-py3-none-any.whl", "w") as whl:
+        whl.writestr("pkg/__init__.py", "y = 2\n")
+    corpus = eco.Corpus(name="pkg", kind="pypi", package="pkg", version="1.0")
+    root, _ = eco.fetch(corpus, cache, {})
+    assert (root / "pkg" / "__init__.py").read_text() == "y = 2\n"

@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -423,8 +424,13 @@ def linter_options(linter: Sequence[str]) -> List[str]:
     """Fixed options: JSON, no exit code for findings, no configuration, and no result cache
     where the linter has one (every run lints afresh)."""
     options = ["--output-format", "json", "--exit-zero", "--isolated", "--quiet"]
-    shown = subprocess.run([*linter, "--help"], capture_output=True, text=True).stdout
-    if "--no-cache" in shown:
+    try:
+        shown = subprocess.run([*linter, "--help"], capture_output=True, text=True)
+    except OSError as error:
+        raise SystemExit(f"cannot run the linter {' '.join(linter)}: {error}")
+    if shown.returncode != 0:
+        raise SystemExit(f"{' '.join(linter)} --help failed: {shown.stderr.strip()}")
+    if "--no-cache" in shown.stdout:
         options.append("--no-cache")
     return options
 
@@ -839,6 +845,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--fetch-only", action="store_true", help="fetch the corpora, lint nothing")
     p.add_argument("--cached", action="store_true",
                    help="reuse the findings of the last run instead of linting again")
+    p.add_argument("--linter", metavar="COMMAND",
+                   help="the linter's command (default: tffunc-lint next to this Python, "
+                        "else on PATH, else python -m tffunc_lint)")
     p.add_argument("--jobs", type=int, help="the linter's --jobs")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--list", choices=LIST_CHOICES,
@@ -891,7 +900,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sources = _sources(args.git_source)
     last_path = args.cache / LAST_RUN
     previous = load_last_run(last_path)
-    linter = linter_command()
+    linter = shlex.split(args.linter) if args.linter else linter_command()
+    if os.sep in linter[0] or (os.altsep and os.altsep in linter[0]):
+        linter[0] = os.path.abspath(linter[0])  # the linter runs in each corpus's root
     options = [] if args.cached or args.fetch_only else linter_options(linter)
     roots: Dict[str, Path] = {}
     errors: Dict[str, str] = {}
