@@ -313,3 +313,14 @@ def test_pypi_corpus_from_a_downloaded_wheel(tmp_path):
     corpus = eco.Corpus(name="pkg", kind="pypi", package="pkg", version="1.0")
     root, _ = eco.fetch(corpus, cache, {})
     assert (root / "pkg" / "__init__.py").read_text() == "y = 2\n"
+
+
+def test_linter_fields_pass_through(tmp_path):
+    (tmp_path / "a.py").write_text("print(x)\n")
+    raw = [{"path": "a.py", "line": 1, "column": 1, "end_line": 1, "end_column": 9,
+            "code": "TFF101", "name": "print-in-tf-function", "message": "m",
+            "reason": "@tf.function at line 2", "fixable": True}]
+    (f,) = eco.parse_findings("c", raw, tmp_path)
+    assert (f.end_line, f.end_column, f.reason, f.fixable, f.cell) == (
+        1, 9, "@tf.function at line 2", True, None)
+    assert eco.Finding(**eco.asdict(f)) == f  # how --cached reads the last run back

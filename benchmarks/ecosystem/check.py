@@ -107,6 +107,10 @@ class Finding:
     message: str = ""
     cell: Optional[int] = None
     occurrence: int = 1
+    end_line: int = 0
+    end_column: int = 0
+    reason: str = ""  # the linter's: why the code is traced
+    fixable: bool = False
 
     @property
     def key(self) -> Key:
@@ -505,7 +509,9 @@ def parse_findings(corpus: str, raw: Sequence[dict], root: Path) -> List[Finding
             corpus=corpus, path=path, code=item["code"],
             line_text=line_at(source_lines(root, path, cell), line), line=line,
             column=int(item.get("column") or 0), name=item.get("name", ""),
-            message=item.get("message", ""), cell=cell))
+            message=item.get("message", ""), cell=cell,
+            end_line=int(item.get("end_line") or 0), end_column=int(item.get("end_column") or 0),
+            reason=item.get("reason") or "", fixable=bool(item.get("fixable"))))
     return number_occurrences(findings)
 
 
@@ -963,7 +969,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "errors": errors,
             "incomplete": notes,
             "findings": [{**asdict(f), "status": result.status(f),
-                          "reason": getattr(result.verdicts.get(f.key), "reason", None)}
+                          "verdict_reason": getattr(result.verdicts.get(f.key), "reason", None)}
                          for f in findings],
             "stale": [asdict(v) for v in result.stale],
         }
