@@ -994,12 +994,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"\n{len(result.rekeyed)} verdicts matched with a shifted occurrence.")
         if changes is not None:
             new, gone = changes
-            print(f"\n### Since the last run: {len(new)} new, {len(gone)} gone\n")
+            print(f"\n### Since the last run: {len(new)} new (+), {len(gone)} gone (-)\n")
+            print("```diff")
             for sign, items in (("+", new), ("-", gone)):
                 for d in items:
                     cell = f":cell {d['cell']}" if d.get("cell") is not None else ""
                     print(f"{sign} {d['code']} {d['corpus']}:{d['path']}{cell}:{d['line']}: "
                           f"{d['message']}")
+            print("```")
         elif args.diff:
             print("\n(no last run to compare with)")
         if args.list:
