@@ -380,3 +380,25 @@ def test_lines_named_in_messages_are_cell_lines(tmp_path, capsys):
     [line] = finding_lines(out)
     assert line.startswith(f"{path}:cell 4:3:16: TFF201 global `scale` is rebound "
                            f"(cell 5, line 2), ")
+
+
+def test_sarif_results_name_the_cell(tmp_path, capsys):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(("md", "x"), IMPORT, PRINT_STEP), encoding="utf-8")
+    _, out, _ = run(capsys, "--output-format", "sarif", str(path))
+    [result] = json.loads(out)["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("nb.ipynb")
+    assert (location["region"]["startLine"], location["region"]["startColumn"]) == (3, 5)
+    assert result["properties"]["cell"] == 3
+    assert result["message"]["text"].startswith("cell 3: print() ")
+
+
+def test_a_second_run_from_the_cache_places_findings_the_same(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.tffunc-lint]\n")
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(("md", "x"), IMPORT, PRINT_STEP), encoding="utf-8")
+    first = [cli.main(["--output-format", "json", str(path)]), capsys.readouterr().out]
+    second = [cli.main(["--output-format", "json", str(path)]), capsys.readouterr().out]
+    assert first == second
+    assert [(f["cell"], f["line"]) for f in json.loads(second[1])] == [(3, 3)]

@@ -112,7 +112,8 @@ def _result(f: Finding, index: Dict[str, int], fingerprint: str, root: str) -> d
     result = {
         "ruleId": f.code,
         "level": "error",
-        "message": {"text": f.text},
+        # In a notebook the region's lines are the cell's: the message names the cell.
+        "message": {"text": (f"cell {f.cell}: " if f.cell is not None else "") + f.text},
         "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.path, root),
                                             "region": region}}],
         "partialFingerprints": {FINGERPRINT: fingerprint},
