@@ -75,6 +75,15 @@ DATASET_CHAIN_METHODS = frozenset(DATASET_METHODS) | {
     "take_while", "unique", "rejection_resample", "sample_from_datasets", "choose_from_datasets",
     "from_tensor_slices", "from_tensors", "from_generator", "range", "list_files", "load",
 }
+#: Keras and TFDS functions that return a ``tf.data.Dataset`` (tfds.load: see the indexer).
+_DATASET_FACTORIES = (
+    "keras.utils.image_dataset_from_directory", "keras.utils.text_dataset_from_directory",
+    "keras.utils.audio_dataset_from_directory", "keras.utils.timeseries_dataset_from_array",
+    "keras.preprocessing.image_dataset_from_directory",
+    "keras.preprocessing.text_dataset_from_directory",
+    "keras.preprocessing.timeseries_dataset_from_array",
+)
+DATASET, MANY = "dataset", "datasets"
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",))}
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
@@ -342,6 +351,8 @@ class _Scope:
         self.edges = edges and function is not None
         self.nested: Dict[str, FunctionKey] = {}
         self.datasets: Set[str] = set()
+        self.dataset_groups: Dict[str, object] = {}
+        """Names bound to collections of datasets (see ``_Indexer._dataset_value``)."""
         self.instances: Dict[str, str] = {}
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
@@ -371,6 +382,7 @@ class _Scope:
     def _copy(self, edges: bool) -> "_Scope":
         scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
+        scope.dataset_groups = self.dataset_groups
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
         scope.known_false, scope.aliases = self.known_false, self.aliases
         scope.reader = self.reader
@@ -391,10 +403,12 @@ class _Indexer:
         self.defs: Dict[str, List[Tuple[int, FunctionKey]]] = {}
         """Module-level defs of each name, in statement order (a script may redefine one)."""
         self.dataset_predicates: Set[str] = set()
+        self.module_scope = _Scope(None, None, None)
+        self.locals: Dict[Optional[FunctionKey], FrozenSet[str]] = {}
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
-        module_scope = _Scope(None, None, None)
+        module_scope = self.module_scope
         for statement in body:
             first = min([d.lineno for d in getattr(statement, "decorator_list", ())]
                         + [statement.lineno])
@@ -624,11 +638,11 @@ class _Indexer:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self"):
                     scope.function.writes.add(target.attr)
+        if len(node.targets) == 1:
+            self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if self._is_dataset(node.value, scope):
-                scope.datasets.add(name)
-            elif isinstance(node.value, ast.Call):
+            if name not in scope.datasets and isinstance(node.value, ast.Call):
                 class_name = ast_dotted_name(node.value.func)
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
@@ -824,11 +838,89 @@ class _Indexer:
         qualified = self._resolve(dotted)
         return ("external", qualified) if qualified else None
 
+    def _dataset_value(self, node: ast.expr, scope: _Scope) -> Optional[object]:
+        """What ``node`` holds as far as datasets go: ``DATASET``, a collection of them
+        (``[...]`` of kinds by position, ``MANY`` when keyed or unknown), or None."""
+        if isinstance(node, ast.Call):
+            value = self._factory_value(node)
+            if value is not None:
+                return value
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            values = [self._dataset_value(e, scope) for e in node.elts]
+            return values if any(v is not None for v in values) else None
+        if isinstance(node, ast.Dict) and node.values:
+            values = [self._dataset_value(v, scope) for v in node.values if v is not None]
+            return MANY if values and all(v is DATASET for v in values) else None
+        if isinstance(node, ast.Subscript):
+            container = self._dataset_value(node.value, scope)
+            if container is MANY:
+                return DATASET
+            index = node.slice
+            if (isinstance(container, list) and isinstance(index, ast.Constant)
+                    and isinstance(index.value, int) and -len(container) <= index.value
+                    < len(container)):
+                return container[index.value]
+            return None
+        if isinstance(node, ast.Name) and node.id in scope.dataset_groups:
+            return scope.dataset_groups[node.id]
+        if isinstance(node, ast.Name) and scope is not self.module_scope and (
+                node.id in self.module_scope.dataset_groups
+                and node.id not in self._locals(scope)):
+            return self.module_scope.dataset_groups[node.id]
+        return DATASET if self._is_dataset(node, scope) else None
+
+    def _factory_value(self, node: ast.Call) -> Optional[object]:
+        """What a call of ``tfds.load`` or a Keras ``*_dataset_from_directory`` returns."""
+        qualified = self._qualified(node.func) or ""
+        if qualified == "tensorflow_datasets.load":
+            split = next((k.value for k in node.keywords if k.arg == "split"),
+                         node.args[1] if len(node.args) > 1 else None)
+            value: object = (DATASET if split is not None and not isinstance(
+                split, (ast.List, ast.Tuple, ast.Dict)) else MANY)
+            if isinstance(split, (ast.List, ast.Tuple)):
+                value = [DATASET] * len(split.elts)
+            with_info = any(k.arg == "with_info" and isinstance(k.value, ast.Constant)
+                            and k.value.value is True for k in node.keywords)
+            return [value, None] if with_info else value
+        if qualified.startswith(_DATASET_FACTORIES):
+            both = any(k.arg == "subset" and isinstance(k.value, ast.Constant)
+                       and k.value.value == "both" for k in node.keywords)
+            return [DATASET, DATASET] if both else DATASET
+        return None
+
+    def _bind_datasets(self, target: ast.expr, value: Optional[object], scope: _Scope) -> None:
+        """Record the names an assignment binds to datasets (``train, test = tfds.load(...,
+        split=["train", "test"])``) or to collections of them (``splits = tfds.load(...)``)."""
+        if isinstance(target, ast.Name):
+            if value is DATASET:
+                scope.datasets.add(target.id)
+            elif value is not None:
+                scope.dataset_groups[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value if isinstance(value, list) else None
+            if values is None or len(values) != len(target.elts):
+                return
+            for element, element_value in zip(target.elts, values):
+                self._bind_datasets(element, element_value, scope)
+
+    def _locals(self, scope: _Scope) -> FrozenSet[str]:
+        """Names the function of ``scope`` binds itself (they shadow module-level ones)."""
+        key = scope.function.key if scope.function else None
+        found = self.locals.get(key)
+        if found is None:
+            node = self.index.nodes.get(key)
+            found = self.locals[key] = function_local_names(node) if node else frozenset()
+        return found
+
     def _is_dataset(self, node: ast.expr, scope: _Scope) -> bool:
         while True:
+            if isinstance(node, ast.Subscript):
+                return self._dataset_value(node, scope) is DATASET
             if isinstance(node, ast.Call):
                 qualified = self._qualified(node.func)
                 if qualified and qualified.startswith("tensorflow.data."):
+                    return True
+                if qualified and self._factory_value(node) is DATASET:
                     return True
                 if isinstance(node.func, ast.Attribute) and node.func.attr in DATASET_CHAIN_METHODS:
                     node = node.func.value
@@ -837,7 +929,10 @@ class _Indexer:
             if isinstance(node, ast.Name):
                 if node.id in scope.not_datasets:
                     return False
-                return node.id in scope.datasets or bool(_DATASET_NAME.search(node.id))
+                if node.id in scope.datasets or _DATASET_NAME.search(node.id):
+                    return True
+                return (scope is not self.module_scope and node.id in self.module_scope.datasets
+                        and node.id not in self._locals(scope))
             if isinstance(node, ast.Attribute):
                 return bool(_DATASET_NAME.search(node.attr))
             return False
