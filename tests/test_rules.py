@@ -74,3 +74,19 @@ train()
 def test_tff406_eager_switch_set_back_later_in_the_block_is_a_bounded_section(lint):
     findings = lint(EAGER_SECTION, path="notebook_export.py")
     assert [(f.line, f.code) for f in findings] == [(9, "TFF406")]
+
+
+DEPRECATED_EAGER_SWITCH = """
+import tensorflow as tf
+
+tf.config.experimental_run_functions_eagerly(True)
+tf.config.experimental_run_functions_eagerly(DEBUG)
+"""
+
+
+def test_tff406_reports_the_deprecated_spelling_of_the_switch_too(lint):
+    findings = lint(DEPRECATED_EAGER_SWITCH, path="train.py")
+    assert sorted((f.line, f.code) for f in findings) == [
+        (4, "TFF405"), (4, "TFF406"), (5, "TFF405")]
+    assert "experimental_run_functions_eagerly(True)" in next(
+        f.message for f in findings if f.code == "TFF406")

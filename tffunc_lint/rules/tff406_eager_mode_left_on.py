@@ -60,8 +60,8 @@ class EagerModeLeftOn(Rule):
     ```
 
     ## Known problems
-    The deprecated spelling `tf.config.experimental_run_functions_eagerly(True)` is left to
-    TFF405, whose fix renames it; this rule then reports the new spelling. Tests are exempt: files named `test_*.py`, `*_test.py` or `conftest.py`, files under a
+    The deprecated spelling `tf.config.experimental_run_functions_eagerly(True)` counts too
+    (TFF405 also reports it as deprecated, and its fix renames it). Tests are exempt: files named `test_*.py`, `*_test.py` or `conftest.py`, files under a
     `tests` folder, module-level `test_*` functions and methods of `TestCase` classes. A call
     under an `if` (other than `if __name__ == "__main__":`) is taken for a deliberate debug
     switch (`if flags.debug: ...`) and not reported. A value computed at run time (a flag, a
@@ -89,12 +89,14 @@ class EagerModeLeftOn(Rule):
         return () if is_test_path(context.path) else cls.triggers
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.context.qualified_name(node.func) != _EAGER_SWITCH:
+        qualified = self.context.qualified_name(node.func)
+        if qualified not in (_EAGER_SWITCH, _EAGER_SWITCH_DEPRECATED):
             return
         value = self._switch_value(node)
         if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
                 and not self._switched_off_later()):
-            self.report(node)
+            self.report(node, None if qualified == _EAGER_SWITCH else self.message.replace(
+                "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
     def _switched_off_later(self) -> bool:
         """A later statement of the same block (script or cell order) sets it back with
