@@ -402,3 +402,23 @@ def test_a_second_run_from_the_cache_places_findings_the_same(tmp_path, capsys):
     second = [cli.main(["--output-format", "json", str(path)]), capsys.readouterr().out]
     assert first == second
     assert [(f["cell"], f["line"]) for f in json.loads(second[1])] == [(3, 3)]
+
+
+# -- a cell whose first line is indented (IPython removes that indent) -------------------------
+
+
+INDENTED = ("code", "  @tf.function\n  def step(x):\n      print(x)\n      return x\n")
+
+
+def test_an_indented_cell_is_dedented_as_ipython_does_with_columns_kept(tmp_path, capsys):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(IMPORT, INDENTED), encoding="utf-8")
+    assert positions(capsys, str(path)) == [(2, 3, 7, "TFF101")]
+
+
+def test_fix_leaves_a_dedented_cell_alone(tmp_path, capsys):
+    path = tmp_path / "nb.ipynb"
+    text = notebook(IMPORT, INDENTED)
+    path.write_text(text, encoding="utf-8")
+    run(capsys, "--fix", "--unsafe-fixes", str(path))
+    assert path.read_text(encoding="utf-8") == text

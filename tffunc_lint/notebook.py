@@ -75,6 +75,17 @@ class CellMap:
             return 1, line
         return self.cells[index], line - self.first_lines[index] + 1
 
+    dedents: Tuple[int, ...] = ()
+    """Per code cell, the leading indent removed from its lines (IPython's own
+    ``leading_indent``), to add back to columns; empty when no cell was dedented."""
+
+    def column(self, line: int, column: int) -> int:
+        """The column in the cell of a column on ``line`` of the joined source."""
+        if not self.dedents or not self.first_lines:
+            return column
+        index = max(0, bisect.bisect_right(self.first_lines, line) - 1)
+        return column + self.dedents[index]
+
 
 @dataclass
 class _Cell:
@@ -88,6 +99,8 @@ class _Cell:
     """The lines as linted: same count, IPython syntax masked, each ending in a newline."""
     changed: Dict[int, str] = field(default_factory=dict)
     """Masked lines: index → the original line."""
+    dedent: int = 0
+    """Leading indent removed from the cell's lines (see :func:`_dedent`)."""
 
 
 class Notebook:
@@ -104,7 +117,12 @@ class Notebook:
             first_lines.append(line)
             numbers.append(cell.number)
             try:
-                ast.parse("".join(cell.masked))
+                try:
+                    ast.parse("".join(cell.masked))
+                except SyntaxError:
+                    if not _dedent(cell):
+                        raise
+                    ast.parse("".join(cell.masked))
             except (SyntaxError, ValueError) as error:
                 lineno = min(max(getattr(error, "lineno", None) or 1, 1), max(len(cell.masked), 1))
                 column = getattr(error, "offset", None) or 1
@@ -115,7 +133,9 @@ class Notebook:
             parts.append(CELL_END)
             line += len(cell.masked) + 1
         self.text = "".join(parts)
-        self.cell_map = CellMap(tuple(first_lines), tuple(numbers))
+        dedents = tuple(cell.dedent for cell in cells)
+        self.cell_map = CellMap(tuple(first_lines), tuple(numbers),
+                                dedents if any(dedents) else ())
 
     @classmethod
     def parse(cls, source: bytes) -> "Notebook":
@@ -223,6 +243,21 @@ def _mask(cell: _Cell) -> None:
             j += 1
             cell.masked[j] = "\n"
             cell.changed[j] = lines[j]
+
+
+def _dedent(cell: _Cell) -> bool:
+    """IPython runs a cell whose first line is indented after removing that indent from
+    every line that has it (its ``leading_indent`` transformer); do the same for a cell that
+    does not parse as written. Every line counts as masked, so no fix rewrites the cell."""
+    first = next((line for line in cell.masked if line.strip()), "")
+    prefix = first[:len(first) - len(first.lstrip(" \t"))]
+    if not prefix:
+        return False
+    cell.changed.update({i: line for i, line in enumerate(cell.lines) if i not in cell.changed})
+    cell.masked = [line[len(prefix):] if line.startswith(prefix) else line
+                   for line in cell.masked]
+    cell.dedent = len(prefix)
+    return True
 
 
 def _magic(line: str) -> bool:
@@ -392,6 +427,8 @@ def relocate(finding, maps: Dict[str, CellMap]):
         cell, line = own.locate(finding.line)
         end_cell, end_line = own.locate(finding.end_line)
         changes.update(cell=cell, line=line,
+                       column=own.column(finding.line, finding.column),
+                       end_column=own.column(finding.end_line, finding.end_column),
                        end_line=end_line if end_cell == cell else line,
                        statement_line=(own.locate(finding.statement_line)[1]
                                        if finding.statement_line else 0))
