@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from tffunc_lint.config import Settings
 from tffunc_lint.docs import render_all
 from tffunc_lint.rule import DOC_SECTIONS, all_rules, rule_by_code_or_name
 
@@ -40,13 +41,16 @@ def test_example_is_flagged_and_use_instead_is_not(rule):
     docs = rule.docs()
     bad, good = docs.code_block("Example"), docs.code_block("Use instead")
     assert bad and good
-    assert rule.code in {f.code for f in lint_snippet(bad)}
-    assert rule.code not in {f.code for f in lint_snippet(good)}
+    settings = Settings(extend_select=(rule.code,)).resolved()  # also rules off by default
+    assert rule.code in {f.code for f in lint_snippet(bad, settings=settings)}
+    assert rule.code not in {f.code for f in lint_snippet(good, settings=settings)}
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.code != "TFF000"], ids=lambda r: r.code)
 def test_messages_say_what_to_write_instead(rule):
-    findings = [f for f in lint_snippet(rule.docs().code_block("Example")) if f.code == rule.code]
+    settings = Settings(extend_select=(rule.code,)).resolved()
+    findings = [f for f in lint_snippet(rule.docs().code_block("Example"), settings=settings)
+                if f.code == rule.code]
     assert all(re.search(r"\b(use|create|guard)\b", f.message) for f in findings)
 
 

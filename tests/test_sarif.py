@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from tffunc_lint.doors.cli import main
-from tffunc_lint.rule import all_rules
+from tffunc_lint.rule import all_rules, rule_by_code_or_name
 
 from .conftest import ROOT
 
@@ -62,7 +62,9 @@ def test_sarif_log_is_valid_and_describes_every_rule(capsys):
     by_id = {rule["id"]: rule for rule in rules}
     tff101 = by_id["TFF101"]
     assert tff101["name"] == "print-in-tf-function"
-    assert tff101["shortDescription"]["text"] == all_rules()[1].docs().summary
+    assert tff101["shortDescription"]["text"] == rule_by_code_or_name("TFF101").docs().summary
+    assert tff101["defaultConfiguration"] == {"level": "error", "enabled": True}
+    assert by_id["TFF001"]["defaultConfiguration"]["enabled"] is False  # off by default
     assert tff101["fullDescription"]["text"].startswith("Flags calls to the built-in `print`")
     assert tff101["help"]["markdown"].startswith("# TFF101 `print-in-tf-function`")
     for rule in rules:  # every help link is a page of the repository's docs

@@ -63,6 +63,19 @@ def _expand_all(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
     return codes
 
 
+def _selected(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
+    """Codes ``select``/``extend-select`` turn on: rules that are off by default only when a
+    selector names them (code, name, or a prefix longer than ``TFF``; not ``TFF``/``ALL``)."""
+    off = {rule.code for rule in all_rules() if not rule.default_enabled}
+    codes: FrozenSet[str] = frozenset()
+    for selector in selectors:
+        key = selector.strip().upper()
+        broad = key in ("ALL", "TFF")
+        codes |= {code for code in expand_selector(selector, origin)
+                  if not (broad and code in off)}
+    return codes
+
+
 @dataclass(frozen=True)
 class Settings:
     """Resolved settings; picklable, so files can be linted in worker processes."""
@@ -87,9 +100,9 @@ class Settings:
     def resolved(self) -> "Settings":
         """Validate every selector and compute the enabled codes."""
         origin = self.source or "command line"
-        base = (_expand_all(self.select, origin) if self.select is not None
-                else frozenset(r.code for r in all_rules()))
-        enabled = (base | _expand_all(self.extend_select, origin)) - _expand_all(
+        base = (_selected(self.select, origin) if self.select is not None
+                else frozenset(r.code for r in all_rules() if r.default_enabled))
+        enabled = (base | _selected(self.extend_select, origin)) - _expand_all(
             self.ignore + self.extend_ignore, origin)
         for _, selectors in self.per_file_ignores:
             _expand_all(selectors, origin)

@@ -17,6 +17,9 @@ def render_rule(rule: type) -> str:
     docs = rule.docs()
     parts = [f"# {rule.code} `{rule.name}`", "", docs.summary, "",
              f"Message: ``{rule.code} {rule.message}``", ""]
+    if not rule.default_enabled:
+        parts += [f"Off by default: enable it with `--extend-select {rule.code}` (or name it "
+                  "in `select`).", ""]
     if rule.fixable:
         parts += ["Fix: available with `tffunc-lint --fix`.", ""]
     elif rule.unsafe_fixable:

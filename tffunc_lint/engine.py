@@ -286,7 +286,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
     if SyntaxErrorRule.code not in enabled:
         findings = [f for f in findings if f.code != SyntaxErrorRule.code]
     if apply_noqa:
-        findings = noqa.filter_findings(findings, text, lines)
+        findings, used = noqa.apply(findings, text, lines)
+        findings += _noqa_findings(path, text, lines, findings, used, enabled)
     if analysis.index is not None:
         analysis.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
     result = FileResult(path, sorted(findings), index=analysis.index,
@@ -294,6 +295,17 @@ def lint_text(path: str, text: str, settings: Settings, *,
     if analysis.new_text is not None and analysis.new_text != text:
         result = _checked_fix(result, analysis.new_text)
     return result
+
+
+def _noqa_findings(path: str, text: str, lines: List[str], findings: List[Finding],
+                   used: Dict[int, set], enabled: FrozenSet[str]) -> List[Finding]:
+    """What the enabled ``Scope.NOQA`` rules (TFF001) report about the ``# noqa`` comments,
+    once the other findings are known; nothing for a file that was not analysed."""
+    rules = [r for r in all_rules() if r.scope is Scope.NOQA and r.code in enabled]
+    if (not rules or "noqa" not in text.lower() or noqa.file_is_ignored(lines)
+            or any(f.code == SyntaxErrorRule.code for f in findings)):
+        return []
+    return [f for rule in rules for f in rule.check_noqa(path, text, used, enabled)]
 
 
 def _describe(error: BaseException) -> str:

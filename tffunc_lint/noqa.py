@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Dict, List, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.I)
@@ -60,19 +60,71 @@ def filter_findings(findings: List, text: str, lines: Sequence[str], *,
 
     ``statement_only`` checks just the statement's first line (what flake8 does not do).
     """
-    if not findings or "noqa" not in text.lower():
-        return findings
-    if not statement_only and file_is_ignored(lines):
+    return apply(findings, text, lines, statement_only=statement_only)[0]
+
+
+class Directive(NamedTuple):
+    """One ``# noqa`` comment: where it is and the codes it lists (None when bare)."""
+
+    line: int
+    column: int
+    end_column: int
+    codes: Optional[Tuple[str, ...]]
+
+
+def directives(text: str) -> List[Directive]:
+    """The ``# noqa`` comments of a file (comment tokens only, not text in strings)."""
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            match = NOQA_INLINE.search(token.string)
+            if match is None or match.start() != 0:
+                continue
+            codes = match.group("codes")
+            found.append(Directive(
+                token.start[0], token.start[1] + 1, token.start[1] + match.end() + 1,
+                None if codes is None else tuple(c for c in _CODE_SEPARATOR.split(codes) if c)))
+    except (tokenize.TokenError, SyntaxError):
         return []
+    return found
+
+
+def apply(findings: List, text: str, lines: Sequence[str], *, statement_only: bool = False
+          ) -> Tuple[List, Dict[int, Set[str]]]:
+    """The findings no ``# noqa`` suppresses, and which codes each noqa line suppressed:
+    {physical line of the ``# noqa`` → codes of the findings it silenced}."""
+    used: Dict[int, Set[str]] = {}
+    if not findings or "noqa" not in text.lower():
+        return findings, used
+    if not statement_only and file_is_ignored(lines):
+        return [], used
     mapping = _logical_line_text(text, lines)
 
     def noqa_text(line: int) -> str:
         return mapping.get(line, lines[line - 1] if 0 < line <= len(lines) else "")
 
+    def mark(code: str, line: int) -> None:
+        """Credit the first ``# noqa`` of the physical lines whose text ``line`` reads."""
+        joined, first, last = mapping.get(line), line, line
+        while joined is not None and mapping.get(first - 1) is joined:
+            first -= 1
+        while joined is not None and mapping.get(last + 1) is joined:
+            last += 1
+        for number in range(first, min(last, len(lines)) + 1):
+            if NOQA_INLINE.search(lines[number - 1]):
+                used.setdefault(number, set()).add(code)
+                return
+
     def suppressed(finding) -> bool:
         if not statement_only and is_suppressed(finding.code, noqa_text(finding.line)):
+            mark(finding.code, finding.line)
             return True
-        return (finding.statement_line not in (0, finding.line)
-                and is_suppressed(finding.code, noqa_text(finding.statement_line)))
+        if (finding.statement_line not in (0, finding.line)
+                and is_suppressed(finding.code, noqa_text(finding.statement_line))):
+            mark(finding.code, finding.statement_line)
+            return True
+        return False
 
-    return [f for f in findings if not suppressed(f)]
+    return [f for f in findings if not suppressed(f)], used

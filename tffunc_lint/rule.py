@@ -46,6 +46,9 @@ DOC_SECTIONS = (
 class Scope(enum.Enum):
     TRACED = "traced"
     MODULE = "module"
+    NOQA = "noqa"
+    """Decided once ``# noqa`` is applied, from the file's other findings: the engine calls
+    the rule's ``check_noqa`` instead of walking a tree with it."""
 
 
 class Rule:
@@ -60,6 +63,9 @@ class Rule:
     """Offers a safe fix, applied by ``--fix``."""
     unsafe_fixable: ClassVar[bool] = False
     """Offers a fix that changes behaviour on purpose, applied by ``--fix --unsafe-fixes``."""
+    default_enabled: ClassVar[bool] = True
+    """Off by default: enabled only by a selector that names it (its code, its name or a
+    prefix longer than ``TFF``), as ruff's RUF100."""
 
     def __init__(self, context: "FileContext"):
         self.context = context
