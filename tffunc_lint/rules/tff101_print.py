@@ -11,8 +11,8 @@ from ..analysis.trace_output import (announces_tracing, shows_only_static_inform
 from ..rule import Rule
 
 
-_VALUE_MESSAGE = ("print() shows a symbolic tensor (Tensor(\"...\")) once, while TensorFlow "
-                  "traces the function, not its value on every call; use tf.print()")
+_MESSAGE_PER_CALL = ("print() runs only while TensorFlow traces the function, not on every "
+                     "call; use tf.print()")
 _LOOP_MESSAGE = ("print() in a graph loop (tf.range, tensor or dataset) prints once while "
                  "tracing, not on every iteration; use tf.print()")
 
@@ -87,7 +87,8 @@ class PrintInTfFunction(Rule):
 
     code = "TFF101"
     name = "print-in-tf-function"
-    message = "print() runs only while TensorFlow traces the function, not on every call; use tf.print()"
+    message = ("print() shows a symbolic tensor (Tensor(\"...\")) once, while TensorFlow "
+               "traces the function, not its value on every call; use tf.print()")
     triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
     unsafe_fixable = True
@@ -108,12 +109,12 @@ class PrintInTfFunction(Rule):
         if announces_tracing(node):
             return None
         if any(shows_tensor_value(context, arg.value) for arg in node.args):
-            return _VALUE_MESSAGE
+            return self.message
         if in_graph_loop(context):
             return _LOOP_MESSAGE
         if shows_only_static_information(node):
             return None
-        return self.message
+        return _MESSAGE_PER_CALL
 
     def _tf_print(self, node: cst.Call):
         """``tf.print(...)`` with the same arguments, when that means the same thing.
