@@ -1,0 +1,295 @@
+"""TFF407 redundant-tf-function."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from ..analysis.graph_context import ProjectGraph
+from ..analysis.module_index import KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, lambda_key
+from ..analysis.names import ast_dotted_name
+from ..analysis.test_code import is_test_class, is_test_function, is_test_module
+from ..rule import Rule, Scope
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Redundant:
+    """A ``@tf.function`` (without arguments) that adds nothing: why, for the message."""
+
+    kind: str
+    """"keras" (a Keras graph method) or "inlined" (every caller is traced)."""
+    detail: str
+
+
+def redundant_decorators(context) -> Dict[Tuple[str, int], Redundant]:
+    """The redundant decorators of the module, by (function name, ordinal among the defs of
+    that name in source order)."""
+    return context.fact("redundant-tf-function", _find)
+
+
+def _find(context) -> Dict[Tuple[str, int], Redundant]:
+    tree = context.tree
+    if tree is None or is_test_module(context.path) or not context.graph:
+        return {}
+    finder = _Finder(context)
+    finder.scan(tree)
+    return finder.found
+
+
+class _Finder:
+    def __init__(self, context):
+        self.context = context
+        self.index = context.graph.index
+        self.traced = context.graph.traced
+        self.found: Dict[Tuple[str, int], Redundant] = {}
+        self.ordinals: Dict[str, int] = {}
+        self.exported = _exported(context.tree)
+        self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
+
+    def scan(self, tree: ast.Module) -> None:
+        self._walk(tree, [tree])
+        if not self.candidates:
+            return
+        references = _references(tree, {c[1].name for c in self.candidates})
+        for slot, node, scope, qualname in self.candidates:
+            self._inlined(slot, node, scope, qualname, references.get(node.name, []))
+
+    def _walk(self, node: ast.AST, parents: List[ast.AST]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _FUNCTIONS):
+                ordinal = self.ordinals.get(child.name, 0)
+                self.ordinals[child.name] = ordinal + 1
+                self._decorated(child, parents, (child.name, ordinal))
+            self._walk(child, parents + [child] if isinstance(
+                child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)) else parents)
+
+    def _decorated(self, node: ast.AST, parents: List[ast.AST], slot: Tuple[str, int]) -> None:
+        decorator = next((d for d in node.decorator_list if self._is_tf_function(d)), None)
+        if decorator is None or isinstance(decorator, ast.Call) and (
+                decorator.args or decorator.keywords):
+            return  # arguments change what the tf.function does: not redundant
+        scope = parents[-1]
+        in_class = isinstance(scope, ast.ClassDef)
+        if is_test_function(node, in_class) or (in_class and is_test_class(scope)):
+            return
+        key = def_key(node.lineno, node.name)
+        info = self.index.functions.get(key)
+        if info is None:
+            return
+        if in_class and node.name in KERAS_GRAPH_METHODS:
+            cls = self.index.classes.get(info.class_qualname or "")
+            kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
+            if kind and not cls.eager:
+                self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
+            return
+        private = node.name.startswith("_") and not node.name.endswith("__")
+        nested = isinstance(scope, _FUNCTIONS)
+        if (private or nested) and node.name not in self.exported:
+            self.candidates.append((slot, node, scope, info.qualname))
+
+    def _is_tf_function(self, decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        dotted = ast_dotted_name(target)
+        return dotted is not None and self.context.names.resolve(
+            dotted, line=decorator.lineno) == TF_FUNCTION
+
+    def _inlined(self, slot, node, scope, qualname: str, references) -> None:
+        """Every reference to the function is a call made by traced code that is not traced
+        because of this function itself."""
+        callers = []
+        for reference, is_call, enclosing in references:
+            if not is_call or enclosing is None or enclosing is node:
+                return
+            if isinstance(node, _FUNCTIONS) and isinstance(scope, _FUNCTIONS) and not any(
+                    p is scope for p in reference):
+                continue  # the same name in another scope
+            reason = self.traced.get(_key(enclosing, self.context))
+            if reason is None or _through(reason, qualname):
+                return
+            callers.append(getattr(enclosing, "name", "<lambda>"))
+        if callers:
+            names = ", ".join(sorted(set(callers)))
+            self.found[slot] = Redundant("inlined", names)
+
+
+def _through(reason, qualname: str) -> bool:
+    """The caller is traced only because the candidate calls it (a cycle)."""
+    while reason is not None:
+        if getattr(reason, "function", None) == qualname and reason.via is not None:
+            return True
+        reason = reason.via
+    return False
+
+
+def _key(node: ast.AST, context):
+    if isinstance(node, _FUNCTIONS):
+        return def_key(node.lineno, node.name)
+    lines = context.text.splitlines()
+    line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+    column = node.col_offset if line.isascii() else len(
+        line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+    return lambda_key(node.lineno, column)
+
+
+def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], bool, object]]]:
+    """For each name: every load of it (``name`` or ``x.name``), with its enclosing scopes,
+    whether it is the callee of a call, and the innermost function or lambda around it."""
+    found: Dict[str, List[Tuple[List[ast.AST], bool, object]]] = {}
+
+    def walk(node: ast.AST, parents: List[ast.AST], callee: Optional[ast.AST]) -> None:
+        for child in ast.iter_child_nodes(node):
+            name = None
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                name = child.id
+            elif isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
+                name = child.attr
+            if name in names:
+                enclosing = next((p for p in reversed(parents)
+                                  if isinstance(p, (*_FUNCTIONS, ast.Lambda))), None)
+                found.setdefault(name, []).append((parents, child is callee, enclosing))
+            inner = parents + [child] if isinstance(
+                child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)) else parents
+            walk(child, inner, child.func if isinstance(child, ast.Call) else None)
+
+    walk(tree, [tree], None)
+    return found
+
+
+def _exported(tree: ast.Module) -> frozenset:
+    for statement in tree.body:
+        if (isinstance(statement, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets)
+                and isinstance(statement.value, (ast.List, ast.Tuple))):
+            return frozenset(e.value for e in statement.value.elts
+                             if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return frozenset()
+
+
+class RedundantTfFunction(Rule):
+    """`@tf.function` that adds nothing but a second trace (Keras methods, functions only traced code calls).
+
+    ## What it does
+    Flags a `@tf.function` (or `@tf.function()`) without arguments on:
+
+    - the `call`, `train_step`, `test_step` or `predict_step` of a Keras `Model` or `Layer`
+      subclass: Keras traces these itself;
+    - a private (`_name`) or nested function, not listed in `__all__`, whose every call in
+      the module is made from traced code.
+
+    ## Why is this bad?
+    Keras already runs `call` and the `*_step` methods in a graph, as `compile` asks
+    (`jit_compile=`, `run_eagerly=`); a `tf.function` on them pins its own trace to the first
+    signature it sees, ignores `run_eagerly=True` when you debug, and gets in the way of
+    distribution strategies and `SavedModel` export, which trace the method their own way.
+    A function called only from traced code is inlined into its caller's graph anyway
+    ("tf.function traces any Python function it calls"); a nested `tf.function` adds a second
+    retrace cache (its own retracing, its own warnings) and a call boundary, but no speed.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def _normalise(x):
+        return x / tf.norm(x)
+
+
+    @tf.function
+    def train_step(x):
+        return _normalise(x) * 2.0
+
+
+    class Block(tf.keras.layers.Layer):
+        @tf.function
+        def call(self, x):
+            return x * 2.0
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+
+    def _normalise(x):
+        return x / tf.norm(x)
+
+
+    @tf.function
+    def train_step(x):
+        return _normalise(x) * 2.0
+
+
+    class Block(tf.keras.layers.Layer):
+        def call(self, x):
+            return x * 2.0
+    ```
+
+    ## Known problems
+    Only decorators without arguments are reported (removing them is the safe fix):
+    `input_signature=`, `jit_compile=`, `reduce_retracing=` and other arguments change what
+    the function does. A public function is never reported, since callers outside the linted
+    code may call it eagerly; a private function is taken as module-local, even if another
+    module imports it. Functions also called from untraced code, referenced other than by a
+    call, and test code are not reported. A Keras class is recognised through bases this
+    module can resolve.
+
+    ## References
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    - [Customizing what happens in `fit()`](https://www.tensorflow.org/guide/keras/customizing_what_happens_in_fit)
+    """
+
+    code = "TFF407"
+    name = "redundant-tf-function"
+    message = ("@tf.function here is redundant: the function is already traced where it runs; "
+               "remove the decorator and use it as a plain Python function")
+    scope = Scope.MODULE
+    fixable = True
+    triggers = ("function",)
+
+    @classmethod
+    def triggers_for(cls, context):
+        return cls.triggers if redundant_decorators(context) else ()
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.found = redundant_decorators(context)
+        self.ordinals: Dict[str, int] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        name = node.name.value
+        ordinal = self.ordinals.get(name, 0)
+        self.ordinals[name] = ordinal + 1
+        redundant = self.found.get((name, ordinal))
+        if redundant is None:
+            return
+        decorator = next((d for d in node.decorators if self._is_tf_function(d)), None)
+        if decorator is None:
+            return
+        self.report(decorator, self._message(redundant),
+                    replacement=cst.RemovalSentinel.REMOVE)
+
+    def _is_tf_function(self, decorator: cst.Decorator) -> bool:
+        target = decorator.decorator
+        if isinstance(target, cst.Call):
+            if target.args:
+                return False
+            target = target.func
+        return self.context.qualified_name(target) == TF_FUNCTION
+
+    @staticmethod
+    def _message(redundant: Redundant) -> str:
+        if redundant.kind == "keras":
+            return (f"@tf.function on Keras {redundant.detail}() is redundant: Keras traces "
+                    "it itself (fit/evaluate/predict, compile(jit_compile=...), run_eagerly), "
+                    "and the decorator pins its own trace and gets in the way of "
+                    "distribution and export; remove the decorator and use compile() options")
+        return (f"@tf.function is redundant here: every call is made from traced code "
+                f"({redundant.detail}), whose graph inlines this function anyway; the nested "
+                "tf.function only adds a retrace cache and a call boundary; remove the "
+                "decorator and use it as a plain Python function")
