@@ -192,17 +192,19 @@ PROJECT_DECORATOR = (
 
 def test_extra_traced_decorators(capsys):
     write("a.py", PROJECT_DECORATOR)
-    assert run(capsys, "a.py") == Result(0, "", "")
+    assert run(capsys, "a.py") == Result(0, "All checks passed!\n", "")
     write_config(".", 'extra-traced-decorators = ["my_traced", "myproject.utils.traced"]\n')
     assert run(capsys, "a.py") == Result(1, "\n".join([
         finding("a.py", 11, 5, "TFF101", traced="@my_traced at line 9"),
-        finding("a.py", 17, 5, "TFF101", traced="@traced at line 15")]) + "\n", "")
+        finding("a.py", 17, 5, "TFF101", traced="@traced at line 15"),
+        "Found 2 findings."]) + "\n", "")
 
 
 def test_extra_traced_decorators_on_the_command_line(capsys):
     write("a.py", PROJECT_DECORATOR)
     result = run(capsys, "--isolated", "--extra-traced-decorators", "my_traced", "a.py")
-    assert result.lines == [finding("a.py", 11, 5, "TFF101", traced="@my_traced at line 9")]
+    assert result.lines == [finding("a.py", 11, 5, "TFF101", traced="@my_traced at line 9"),
+                            "Found 1 finding."]
 
 
 # -- command-line flags override the file ----------------------------------------------------
