@@ -106,7 +106,7 @@ RECIPES = {
             with capture() as output:
                 for value in (1.0, 2.0, 3.0):
                     fixture.double(tf.constant(value))
-            return observe(output.count("Tracing with") == 1, "printed once")
+            return observe(output.count("Executing with") == 1, "printed once")
 
         def good(fixture):
             return observe(True, "not exercised")
