@@ -109,7 +109,7 @@ class _Finder:
                     p is scope for p in reference):
                 continue  # the same name in another scope
             reason = self.traced.get(_key(enclosing, self.context))
-            if reason is None or _through(reason, qualname):
+            if reason is None or _through(reason, qualname) or _eager_capable(reason):
                 return
             callers.append(getattr(enclosing, "name", "<lambda>"))
         if callers:
@@ -124,6 +124,19 @@ def _through(reason, qualname: str) -> bool:
             return True
         reason = reason.via
     return False
+
+
+#: Graph APIs that run their callables eagerly when called eagerly: a tf.function below
+#: them is what makes a graph then.
+_EAGER_CAPABLE = ("tf.cond(", "tf.while_loop(", "tf.map_fn(", "tf.switch_case(", "tf.scan(",
+                  "tf.foldl(", "tf.foldr(", "strategy.")
+
+
+def _eager_capable(reason) -> bool:
+    """The caller is traced only through a graph API that also runs eagerly."""
+    while reason.via is not None:
+        reason = reason.via
+    return reason.how.startswith(_EAGER_CAPABLE)
 
 
 def _key(node: ast.AST, context):
@@ -236,8 +249,9 @@ class RedundantTfFunction(Rule):
     the function does. A public function is never reported, since callers outside the linted
     code may call it eagerly; a private function is taken as module-local, even if another
     module imports it. Functions also called from untraced code, referenced other than by a
-    call, and test code are not reported. A Keras class is recognised through bases this
-    module can resolve.
+    call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables (which run
+    eagerly when their caller does), and test code are not reported. A Keras class is
+    recognised through bases this module can resolve.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
