@@ -149,7 +149,7 @@ def test_names_flow_from_cell_to_cell_in_order(tmp_path, capsys):
     path = tmp_path / "nb.ipynb"
     path.write_text(notebook(
         IMPORT,
-        ("code", "def helper(x):\n    print(x)\n    return x\n"),
+        ("code", "def helper(x):\n    print('in helper')\n    return x\n"),
         ("md", "text"),
         ("code", "step = tf.function(lambda x: helper(x))\n"),
         ("code", "history = []\n"),
@@ -247,7 +247,7 @@ def test_directories_are_walked_for_notebooks_honouring_exclude(tmp_path, capsys
 
 def test_a_notebook_is_not_importable_by_other_modules(tmp_path, capsys):
     (tmp_path / "nb.ipynb").write_text(notebook(
-        ("code", "def helper(x):\n    print(x)\n    return x\n")), encoding="utf-8")
+        ("code", "def helper(x):\n    print('in helper')\n    return x\n")), encoding="utf-8")
     (tmp_path / "mod.py").write_text(
         "import tensorflow as tf\nfrom nb import helper\n\n"
         "@tf.function\ndef f(x):\n    return helper(x)\n")
@@ -255,7 +255,7 @@ def test_a_notebook_is_not_importable_by_other_modules(tmp_path, capsys):
 
 
 def test_reasons_in_python_modules_point_at_notebook_cells(tmp_path, capsys):
-    (tmp_path / "helpers.py").write_text("def helper(x):\n    print(x)\n    return x\n")
+    (tmp_path / "helpers.py").write_text("def helper(x):\n    print('in helper')\n    return x\n")
     (tmp_path / "use.ipynb").write_text(notebook(
         ("md", "x"), ("code", "import tensorflow as tf\nfrom helpers import helper\n"),
         ("code", "@tf.function\ndef step(x):\n    return helper(x)\n")), encoding="utf-8")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .tensor_taint import STATIC_ATTRIBUTES, is_tainted
+from .tensor_taint import is_tainted
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -62,13 +62,12 @@ def announces_tracing(call: cst.Call) -> bool:
     return any(_TRACING.search(text) for arg in call.args for text in _literal_text(arg.value))
 
 
-def shows_only_static_information(call: cst.Call) -> bool:
-    """Besides literal text, the message shows only static trace-time information:
-    shapes, dtypes, names and ranks (``print("X1.shape:", X1.shape)``), or text built
-    from them. A message of literal text alone is not static information: its author
-    expects it whenever the code runs."""
-    values = [arg.value for arg in call.args if not _is_literal(arg.value)]
-    return bool(values) and all(_static(value) for value in values)
+def plain_message(call: cst.Call) -> bool:
+    """Every argument is literal text (``print("Calculating MSE!")``): a message its author
+    expects whenever the code runs, with nothing in it that tracing could explain."""
+    return bool(call.args) and all(
+        _is_literal(arg.value) for arg in call.args if arg.keyword is None) and any(
+        arg.keyword is None for arg in call.args)
 
 
 def under_static_check(context: "FileContext") -> bool:
@@ -107,31 +106,3 @@ def _is_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.ConcatenatedString):
         return _is_literal(node.left) and _is_literal(node.right)
     return isinstance(node, (cst.SimpleString, cst.Integer, cst.Float))
-
-
-def _static(node: cst.BaseExpression) -> bool:
-    """``x.shape``, ``x.dtype.name``, ``x.shape[0]``, ``len(x.shape)``,
-    ``x.shape.as_list()``, and text or containers built only from such values."""
-    if _is_literal(node):
-        return True
-    if isinstance(node, cst.Attribute):
-        return node.attr.value in STATIC_ATTRIBUTES or _static(node.value)
-    if isinstance(node, cst.Subscript):
-        return _static(node.value)
-    if isinstance(node, cst.Call):
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in STATIC_ATTRIBUTES:
-            return True
-        if isinstance(func, cst.Attribute) and func.attr.value == "format":
-            return _static(func.value) and all(_static(arg.value) for arg in node.args)
-        if isinstance(func, cst.Name) and func.value in ("len", "str", "repr", "type"):
-            return bool(node.args) and all(_static(arg.value) for arg in node.args)
-        return False
-    if isinstance(node, cst.FormattedString):
-        return all(_static(part.expression) for part in node.parts
-                   if isinstance(part, cst.FormattedStringExpression))
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return all(_static(element.value) for element in node.elements)
-    if isinstance(node, cst.BinaryOperation):
-        return _static(node.left) and _static(node.right)
-    return False

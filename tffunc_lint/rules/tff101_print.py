@@ -6,8 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.loop_kind import in_graph_loop
-from ..analysis.trace_output import (announces_tracing, shows_only_static_information,
-                                     shows_tensor_value)
+from ..analysis.trace_output import announces_tracing, plain_message, shows_tensor_value
 from ..rule import Rule
 
 
@@ -27,8 +26,7 @@ class PrintInTfFunction(Rule):
     Flags calls to the built-in `print` in code that TensorFlow traces into a graph
     (a `@tf.function` body, and the functions it calls) when printing once per trace is a
     bug: the print shows a tensor's value, sits in a loop that AutoGraph turns into a graph
-    loop, or is a message (literal text, or a value the analysis cannot show is static)
-    that its author expects on every call.
+    loop, or is a plain message (literal text) that its author expects on every call.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while it traces a graph. A Python `print` is
@@ -66,8 +64,8 @@ class PrintInTfFunction(Rule):
     A message announces tracing when its literal text says so ("tracing", "traced",
     "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
     followed as TFF105 follows them (parameters of directly traced functions, results of
-    TensorFlow operations); a value the analysis cannot classify (a helper's parameter) is
-    reported with the general message.
+    TensorFlow operations); a value the analysis cannot show is a tensor (a helper's
+    parameter, a Python number) gives no evidence of harm and is not reported.
     `tf.print` writes to standard error by default; pass
     `output_stream=sys.stdout` to keep printing to standard output.
 
@@ -112,9 +110,9 @@ class PrintInTfFunction(Rule):
             return self.message
         if in_graph_loop(context):
             return _LOOP_MESSAGE
-        if shows_only_static_information(node):
-            return None
-        return _MESSAGE_PER_CALL
+        if plain_message(node):
+            return _MESSAGE_PER_CALL
+        return None
 
     def _tf_print(self, node: cst.Call):
         """``tf.print(...)`` with the same arguments, when that means the same thing.
