@@ -8,8 +8,9 @@ assignment is harmful only with evidence that the value must live past that trac
   ``if self.step == 0: ... self.step = 1``, ``self.h = f(self.h)``), so later calls would
   need the value that Python only updates while tracing;
 - **read elsewhere**: another function of the module reads the state without setting it
-  first (an untraced method, a property, another ``tf.function``, module-level code): it
-  sees a symbolic tensor of the trace, or a value frozen at trace time.
+  first (an untraced method, a property, module-level code): it sees a symbolic tensor of
+  the trace, or a value frozen at trace time. Set-up methods (``__init__``, ``build``) run
+  before the first trace and do not count.
 
 A counter of traces (``num_traces += 1``, ``self.trace_count += 1``) counts traces on
 purpose; it is no evidence of harm.
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 #: Stands for "directly in a class body" where a function is expected.
 _CLASS_BODY = ast.Module(body=[], type_ignores=[])
+_SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
 _TRACE_COUNTER = re.compile(r"trac(?:e|es|ed|ing)", re.IGNORECASE)
 
 #: (line, column) of an access, and the statement it belongs to.
@@ -131,9 +133,16 @@ class StateUse:
                 if other.loads or other.static_loads:
                     return True  # module-level code reads it
                 continue
-            if not self._traced(key) and other.read_before_set(setter_calls(key), static=True):
+            if (not self._traced(key) and not self._sets_up(key)
+                    and other.read_before_set(setter_calls(key), static=True)):
                 return True
         return False
+
+    def _sets_up(self, key: int) -> bool:
+        """``__init__``, ``build`` and the like run before the object is first called:
+        what they read was not put there by a trace."""
+        name = self._names.get(key, "")
+        return name in _SET_UP_METHODS or "build" in name.lower()
 
     def _traced(self, key: int) -> bool:
         """Another traced function that reads the state runs within a trace too: what it
