@@ -47,6 +47,10 @@ STATIC_CALLS = frozenset({
     "tensorflow.get_static_value", "tensorflow.compat.dimension_value",
     "tensorflow.is_tensor", "tensorflow.executing_eagerly", "tensorflow.TensorShape",
     "tensorflow.as_dtype", "tensorflow.DType",
+    # Python file objects and file-system queries: Python values, never tensors.
+    "builtins.open", "io.open", "tensorflow.io.gfile.GFile", "tensorflow.io.gfile.exists",
+    "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir", "tensorflow.io.gfile.isdir",
+    "tensorflow.gfile.GFile", "tensorflow.gfile.Open",
 })
 #: Namespaces of TensorFlow whose functions are operations: their results are tensors.
 _OP_NAMESPACES = frozenset({
