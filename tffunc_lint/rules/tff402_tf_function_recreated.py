@@ -153,6 +153,8 @@ class _Scanner:
         self.test_module = is_test_module(context.path)
         self.events: List[Tuple[Tuple[int, int], Optional[str]]] = []
         self.parents: List[ast.AST] = []
+        self.tree = context.tree
+        self._calls = None
 
     def is_tf_function(self, node: ast.expr) -> bool:
         dotted = ast_dotted_name(node)
@@ -267,9 +269,51 @@ class _Scanner:
         if not isinstance(frame.node, _FUNCTIONS) or frame.once_or_unknown:
             return None
         called, in_loop, escapes = _uses(frame.node, node.name, node)
-        if called and not in_loop and not escapes:
+        if called and not in_loop and not escapes and self._runs_repeatedly(frame.node):
             return _NESTED.format(outer=frame.node.name)
         return None
+
+    def _runs_repeatedly(self, function: ast.AST) -> bool:
+        """Evidence that ``function`` runs more than once, so the nested tf.function it
+        makes retraces again: a method that Keras or TensorFlow calls on every step
+        (``call``, ``__call__``, ``*_step``), a property, or a call of it in a loop or at two
+        places of the module. A one-shot utility retraces nothing it would not trace anyway."""
+        name = function.name
+        if name in _EVERY_STEP or name.endswith("_step") or any(
+                ast_dotted_name(d) == "property" or (ast_dotted_name(d) or "").endswith(
+                    (".setter", ".getter")) for d in function.decorator_list):
+            return True  # run on every step, or on every attribute access
+        if self._calls is None:
+            self._calls = _call_counts(self.tree)
+        once, repeated = self._calls
+        return name in repeated or once.get(name, 0) > 1
+
+
+#: Methods that run on every step of a model or layer.
+_EVERY_STEP = frozenset({"call", "__call__", "step"})
+
+
+def _call_counts(tree: ast.Module):
+    """How often each name is called at a call site, and the names called inside a loop
+    or comprehension (``f(...)``, ``self.f(...)``, ``obj.f(...)`` alike)."""
+    counts: Dict[str, int] = {}
+    repeated: Set[str] = set()
+    stack = [(tree, False)]
+    while stack:
+        node, looped = stack.pop()
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else None)
+            if name is not None:
+                counts[name] = counts.get(name, 0) + 1
+                if looped:
+                    repeated.add(name)
+        inner = looped or isinstance(node, _LOOPS + _COMPREHENSIONS)
+        if isinstance(node, _FUNCTIONS):
+            inner = False
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return counts, repeated
 
 
 def recreations(context) -> Recreations:
@@ -352,8 +396,11 @@ class TfFunctionRecreated(Rule):
       `…Test` class is reported, and so is a loop or `tf.function(f)(args)`, except in a
       class that derives from a `TestCase` or in a module-level `test_*` function.
 
-    Otherwise the analysis cannot tell how often the enclosing function runs: a `main()`
-    that builds and calls a nested `tf.function` once is reported too. Recreating a
+    Otherwise it is reported only with evidence that the enclosing function runs again and
+    again, so that each run retraces: it is a method run on every step (`call`,
+    `__call__`, `*_step`) or a property, or the module calls it inside a loop or at two
+    places. A one-shot utility (a `main()`, a data-preparation helper called once) traces
+    its nested function once per run, as a hoisted one would, and is not reported. Recreating a
     `tf.function` on purpose (the guide's way to force a retrace after mutating an object)
     deserves a `# noqa: TFF402`.
 
