@@ -564,6 +564,8 @@ class Rebinding:
             if unit is None:
                 times.add(spans=[(line, INF)])
                 continue
+            if not timeline.referenced(unit[0]) and not unit[0].startswith("_"):
+                continue  # configuration API nothing here calls: no sign it runs between calls
             unit_times = timeline.of(unit)
             if _directly_in(timeline.units[unit], line):
                 times.add(unit_times.points, unit_times.spans)

@@ -234,6 +234,11 @@ class Timeline:
                 if not self.times.get(unit):
                     self._add(unit, (), [(self.end, INF)], queue)
 
+    def referenced(self, name: str) -> bool:
+        """Some code of the module calls or uses ``name`` (at module level or in a unit)."""
+        return (any(ref == name for ref, _, _ in self._module_refs)
+                or any(ref == name for refs in self._unit_refs.values() for ref, _ in refs))
+
     def of(self, unit: Tuple[str, int]) -> Times:
         return self.times.get(unit) or Times(spans={(self.end, INF)})
 

@@ -66,6 +66,9 @@ class CapturedMutableGlobal(Rule):
     ```
 
     ## Known problems
+    A global that only a public function assigns, when nothing in the module calls that
+    function (configuration API such as `set_backend(name)`), is not reported: there is no
+    sign it runs between two calls; users typically call it up front.
     Names bound once (constants, imports, functions, classes, models) are not reported, nor
     a name that only ever holds `None` and one `tf.Variable`, nor an import repeated (`import
     tensorflow as tf` again). Two bindings in the branches of one `if`/`else` or
