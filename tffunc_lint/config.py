@@ -19,7 +19,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib
 
-from .rule import all_rules
+from .rules.catalog import CATALOG
 
 SECTION = "tffunc-lint"
 _LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude",
@@ -46,7 +46,7 @@ def expand_selector(selector: str, origin: str = "") -> FrozenSet[str]:
     """Codes matched by a code, code prefix or rule name; ConfigError if none."""
     key = selector.strip()
     codes = frozenset(
-        rule.code for rule in all_rules()
+        rule.code for rule in CATALOG
         if key and (key.lower() == rule.name or key.upper() == "ALL"
                     or rule.code.startswith(key.upper()))
     )
@@ -66,7 +66,7 @@ def _expand_all(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
 def _selected(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
     """Codes ``select``/``extend-select`` turn on: rules that are off by default only when a
     selector names them (code, name, or a prefix longer than ``TFF``; not ``TFF``/``ALL``)."""
-    off = {rule.code for rule in all_rules() if not rule.default_enabled}
+    off = {rule.code for rule in CATALOG if not rule.default_enabled}
     codes: FrozenSet[str] = frozenset()
     for selector in selectors:
         key = selector.strip().upper()
@@ -101,7 +101,7 @@ class Settings:
         """Validate every selector and compute the enabled codes."""
         origin = self.source or "command line"
         base = (_selected(self.select, origin) if self.select is not None
-                else frozenset(r.code for r in all_rules() if r.default_enabled))
+                else frozenset(r.code for r in CATALOG if r.default_enabled))
         enabled = (base | _selected(self.extend_select, origin)) - _expand_all(
             self.ignore + self.extend_ignore, origin)
         for _, selectors in self.per_file_ignores:
