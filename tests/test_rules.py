@@ -94,3 +94,34 @@ def test_tff406_reports_the_deprecated_spelling_of_the_switch_too(lint):
         (4, "TFF405"), (4, "TFF406"), (5, "TFF405")]
     assert "experimental_run_functions_eagerly(True)" in next(
         f.message for f in findings if f.code == "TFF406")
+
+
+SPY = """
+import tensorflow as tf
+
+
+class Spy(tf.keras.layers.Layer):
+    def call(self, x, mask=None):
+        self.mask = mask
+        return x
+
+
+def check():
+    shapes = []
+
+    @tf.function
+    def f(x):
+        shapes.append(x)
+        return x
+
+    f(tf.constant(1.0))
+    return shapes, Spy().mask
+"""
+
+
+def test_tff102_tff103_leave_test_modules_alone(lint):
+    """A test records trace-time state on purpose (spies, captured shapes)."""
+    product = {(f.line, f.code) for f in lint(SPY, path="pkg/spy.py")}
+    assert product == {(7, "TFF103"), (16, "TFF102")}
+    assert lint(SPY, path="pkg/spy_test.py") == []
+    assert lint(SPY, path="pkg/tests/spy.py") == []
