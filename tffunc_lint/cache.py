@@ -29,7 +29,7 @@ from typing import Any, Optional
 from . import __version__
 
 DIRECTORY = ".tffunc_lint_cache"
-_FORMAT = 1
+_FORMAT = 2  # 2: FileResult moved to tffunc_lint.finding
 
 
 def fingerprint(value: Any) -> str:

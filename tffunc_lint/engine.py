@@ -22,7 +22,6 @@ import gc
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -35,7 +34,7 @@ from .analysis.graph_context import GraphContext, ModuleView
 from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
 from .config import Settings
 from .files import module_name_for
-from .finding import Finding
+from .finding import FileResult, Finding
 from .notebook import CellMap, Notebook, NotebookError, is_notebook, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -44,27 +43,6 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def split_lines(text: str) -> List[str]:
     """Physical lines with their endings, numbered as ``ast`` and flake8 number them."""
     return _LINE.findall(text)
-
-
-@dataclass
-class FileResult:
-    """What linting one file produced."""
-
-    path: str
-    findings: List[Finding]
-    fixed_source: Optional[bytes] = None
-    fixes_applied: int = 0
-    fix_error: Optional[str] = None
-    index: Optional[ModuleIndex] = None
-    """The module's index, for joining modules into one call graph (None if unparsable)."""
-    view: Optional[ModuleView] = None
-    """The functions this run treated as traced, and the predicates it knew."""
-    cells: Optional[CellMap] = None
-    """For a notebook: where the lines of its joined code cells are (None for other files)."""
-    original: Optional[bytes] = None
-    """With a fix: the bytes the fix was computed from."""
-    fixed_findings: List[Finding] = field(default_factory=list)
-    """With a fix: the findings it removes (reported after all if it cannot be written)."""
 
 
 class _KeyMismatch(Exception):

@@ -1,4 +1,5 @@
-"""The values the engine produces: findings and the reasons code counts as traced."""
+"""The values the engine produces: findings, the reasons code counts as traced, and each
+file's result."""
 
 from __future__ import annotations
 
@@ -107,3 +108,31 @@ class Finding:
             "fixable": self.fixable,
             "cell": self.cell,
         }
+
+
+@dataclass
+class FileResult:
+    """What linting one file produced.
+
+    Here, not in the engine, so that reading a cached result loads no more than the values it
+    holds. The analysis types are not imported (they import this module); hence ``object``.
+    """
+
+    path: str
+    findings: List[Finding]
+    fixed_source: Optional[bytes] = None
+    fixes_applied: int = 0
+    fix_error: Optional[str] = None
+    index: Optional[object] = None
+    """The module's ``ModuleIndex``, for joining modules into one call graph (None if
+    unparsable)."""
+    view: Optional[object] = None
+    """A ``ModuleView``: the functions this run treated as traced, and the predicates it
+    knew."""
+    cells: Optional[object] = None
+    """For a notebook, a ``CellMap``: where the lines of its joined code cells are (None for
+    other files)."""
+    original: Optional[bytes] = None
+    """With a fix: the bytes the fix was computed from."""
+    fixed_findings: List[Finding] = field(default_factory=list)
+    """With a fix: the findings it removes (reported after all if it cannot be written)."""

@@ -19,7 +19,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .cache import Cache, file_key, fingerprint, paused_gc
 from .config import Settings
-from .engine import FileResult, lint_file, lint_source
+from .engine import lint_file, lint_source
+from .finding import FileResult
 from .files import module_name_for
 from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph

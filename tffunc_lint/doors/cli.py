@@ -26,7 +26,8 @@ from .output import (FORMATS, write_diff, write_findings, write_fixes, write_sta
 from .progress import show_progress
 from .sarif import write_sarif
 from ..rule import all_rules, rule_by_code_or_name
-from ..engine import FileResult, lint_source
+from ..engine import lint_source
+from ..finding import FileResult
 from ..runner import lint_project
 from ..verify import DEFAULT_TIMEOUT
 
