@@ -22,10 +22,10 @@ import gc
 import io
 import re
 import tokenize
+from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from .analysis.lazy_libcst import cst
 
 from . import noqa
 from .analysis.cst_walk import children
@@ -153,13 +153,23 @@ def _parameter_names(params: cst.Parameters) -> FrozenSet[str]:
     return frozenset(param.name.value for param in every)
 
 
-class _Replacer(cst.CSTTransformer):
-    def __init__(self, replacements: Dict[cst.CSTNode, cst.CSTNode]):
-        super().__init__()
-        self._replacements = replacements
+def _replacer(replacements: Dict[cst.CSTNode, cst.CSTNode]):
+    """A transformer that swaps nodes for their replacements."""
+    return _replacer_class()(replacements)
 
-    def on_leave(self, original_node, updated_node):
-        return self._replacements.get(original_node, updated_node)
+
+@lru_cache(maxsize=None)
+def _replacer_class() -> type:
+    # Defined on first use: subclassing a LibCST class would import LibCST with the engine.
+    class Replacer(cst.CSTTransformer):
+        def __init__(self, replacements: Dict[cst.CSTNode, cst.CSTNode]):
+            super().__init__()
+            self._replacements = replacements
+
+        def on_leave(self, original_node, updated_node):
+            return self._replacements.get(original_node, updated_node)
+
+    return Replacer
 
 
 def _decode(source: bytes) -> Tuple[str, str]:
@@ -344,7 +354,7 @@ class _Analysis:
             tree_ = cst.parse_module(self.text)
             _walk(context, rules, tree_, line_offset=0, lines=(1, len(self.lines) + 1))
             if fix and context.replacements:
-                self.new_text = tree_.visit(_Replacer(context.replacements)).code
+                self.new_text = tree_.visit(_replacer(context.replacements)).code
         else:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
@@ -365,7 +375,7 @@ class _Analysis:
             _walk(context, rules, module, line_offset=first - 1 - prefix.count("\n"),
                   lines=(first, last))
             if fix and context.replacements:
-                fixed = module.visit(_Replacer(context.replacements)).code[len(prefix):]
+                fixed = module.visit(_replacer(context.replacements)).code[len(prefix):]
                 new_lines[first - 1:last] = [fixed]
         if fix:
             self.new_text = "".join(new_lines)
@@ -408,16 +418,16 @@ class _PositionKeys:
 def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_offset: int,
           lines: Tuple[int, int]) -> None:
     """Walk one tree; positions are resolved only if something is reported."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
     context.line_offset = line_offset
     saved = dict(context.replacements)
     try:
         _Walker(context, rules, _OrdinalKeys(*context.graph.keys_in(*lines))).walk(module)
-        positions = wrapper.resolve(PositionProvider) if context.pending else None
+        positions = wrapper.resolve(cst.metadata.PositionProvider) if context.pending else None
     except _KeyMismatch:
         context.pending, context.ancestors = [], []
         context.replacements = saved
-        positions = wrapper.resolve(PositionProvider)
+        positions = wrapper.resolve(cst.metadata.PositionProvider)
         _Walker(context, rules, _PositionKeys(positions, line_offset)).walk(module)
     if context.pending:
         context.materialize(positions)

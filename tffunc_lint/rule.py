@@ -28,7 +28,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Pattern, Tuple, Union
 
-import libcst as cst
+from .analysis.lazy_libcst import cst
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis.file_context import FileContext

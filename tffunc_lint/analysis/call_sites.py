@@ -28,7 +28,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from .module_index import TF_FUNCTION, FunctionKey, def_key, iter_statements
 from .names import ast_dotted_name, dotted_name

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterator, Tuple
 
-import libcst as cst
+from .lazy_libcst import cst
 
 #: Fields whose nodes only carry formatting.
 _FORMATTING_FIELDS = frozenset({
@@ -19,20 +19,21 @@ _FORMATTING_FIELDS = frozenset({
     "trailing_whitespace", "comma", "semicolon", "equal", "colon", "dot", "lbracket",
     "rbracket", "lbrace", "rbrace", "relative", "indent", "newline", "whitespace",
 })
-#: Classes whose field order differs from source order.
-_SOURCE_ORDER: Dict[type, Tuple[str, ...]] = {
-    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
-    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
-    cst.IfExp: ("body", "test", "orelse"),
-    cst.Arg: ("keyword", "value"),
-    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params",
+#: Classes (by name: no LibCST class is touched at import) whose field order differs from
+#: source order.
+_SOURCE_ORDER: Dict[str, Tuple[str, ...]] = {
+    "ClassDef": ("decorators", "name", "bases", "keywords", "body"),
+    "FunctionDef": ("decorators", "name", "params", "returns", "body"),
+    "IfExp": ("body", "test", "orelse"),
+    "Arg": ("keyword", "value"),
+    "Parameters": ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params",
                      "star_kwarg"),
 }
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 def _child_fields(cls: type) -> Tuple[str, ...]:
-    names = _SOURCE_ORDER.get(cls)
+    names = _SOURCE_ORDER.get(cls.__name__)
     if names is None:
         names = tuple(f.name for f in dataclasses.fields(cls)
                       if f.name not in _FORMATTING_FIELDS and not f.name.startswith("whitespace"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-import libcst as cst
+from .lazy_libcst import NodeTypes, cst
 
 from ..finding import Finding, TraceReason
 from .graph_context import GraphContext, TracedFunction
@@ -24,7 +24,7 @@ try:
 except ImportError:  # pragma: no cover - Python < 3.8 is not supported anyway
     Protocol = object  # type: ignore
 
-_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.Decorator)
+_STATEMENTS = NodeTypes("SimpleStatementLine", "BaseCompoundStatement", "Decorator")
 
 
 class ReportingRule(Protocol):

@@ -21,19 +21,18 @@ the guards around a node: does it set state up once, on the first trace
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from . import guards
 from .guards import Condition, GuardReader
 from .names import ast_dotted_name, dotted_name
 
-Resolve = Callable[[cst.BaseExpression], Optional[str]]
+Resolve = Callable[["cst.BaseExpression"], Optional[str]]
 #: The polarity of the project predicate a no-argument call spells, if it is one.
 Polarity = Callable[[str], Optional[str]]
-
-_EMPTY_MODULE = cst.Module(body=[])
 
 
 def _expression(dotted: str) -> cst.BaseExpression:
@@ -46,7 +45,7 @@ def _expression(dotted: str) -> cst.BaseExpression:
 
 def as_ast(test: cst.BaseExpression) -> Optional[ast.expr]:
     try:
-        return ast.parse(f"({_EMPTY_MODULE.code_for_node(test)})", mode="eval").body
+        return ast.parse(f"({_empty_module().code_for_node(test)})", mode="eval").body
     except (SyntaxError, ValueError):
         return None
 
@@ -245,3 +244,9 @@ def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
             if any(dotted_name(target) in names for target in found):
                 return True
     return False
+
+
+@lru_cache(maxsize=None)
+def _empty_module():
+    """A module to render nodes with (built on first use, when LibCST is imported)."""
+    return cst.Module(body=[])

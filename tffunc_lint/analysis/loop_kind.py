@@ -30,11 +30,13 @@ iterates a tensor or a dataset.
   ``dataset``.
 """
 
+from __future__ import annotations
+
 import ast
 import re
 from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
-import libcst as cst
+from .lazy_libcst import NodeTypes, cst
 
 from .container_provenance import module_scopes
 from .cst_walk import children
@@ -54,7 +56,7 @@ _PYTHON_SEQUENCES = frozenset({
 })
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 _DATASET_WRAPPERS = frozenset({"builtins.iter", "builtins.enumerate", "builtins.zip"})
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_SCOPES = NodeTypes("FunctionDef", "Lambda", "ClassDef")
 #: Annotations of Python containers: iterating one is a Python loop, whatever it holds.
 _CONTAINERS = frozenset({
     "list", "tuple", "dict", "set", "frozenset", "List", "Tuple", "Dict", "Set", "FrozenSet",
@@ -62,7 +64,7 @@ _CONTAINERS = frozenset({
 })
 _OPTIONAL = frozenset({"Optional"})
 
-Loop = cst.CSTNode
+Loop = "cst.CSTNode"
 """A ``cst.For`` or a ``cst.While``."""
 
 

@@ -12,7 +12,7 @@ import ast
 import builtins
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-import libcst as cst
+from .lazy_libcst import cst
 
 _BUILTINS = frozenset(dir(builtins))
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 
-import libcst as cst
+from .lazy_libcst import NodeTypes, cst
 
 from .cst_walk import children
 from .names import assigned_names
@@ -69,12 +69,12 @@ _NOT_OPS = frozenset({
 })
 _PYTHON_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex"})
 _OPTIONAL = frozenset({"Optional", "typing.Optional"})
-_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-             cst.FormattedString)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_SCOPES = (cst.FunctionDef, cst.ClassDef)
+_LITERALS = NodeTypes("Integer", "Float", "Imaginary", "SimpleString", "ConcatenatedString",
+                      "FormattedString")
+_COMPREHENSIONS = NodeTypes("ListComp", "SetComp", "GeneratorExp", "DictComp")
+_SCOPES = NodeTypes("FunctionDef", "ClassDef")
 
-Resolve = Callable[[cst.BaseExpression], Optional[str]]
+Resolve = Callable[["cst.BaseExpression"], Optional[str]]
 
 
 def is_operation(qualified: Optional[str]) -> bool:

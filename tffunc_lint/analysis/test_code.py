@@ -23,7 +23,7 @@ import os
 import re
 from typing import Sequence
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from .names import ast_dotted_name, dotted_name
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from .tensor_taint import is_tainted
 

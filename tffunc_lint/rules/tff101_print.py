@@ -1,9 +1,11 @@
 """TFF101 print-in-tf-function."""
 
+from __future__ import annotations
+
 import re
 from typing import Optional
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.trace_output import announces_tracing, plain_message, shows_tensor_value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Set, Tuple
 
-from ..analysis.lazy_libcst import cst
+from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
                                              is_entry_point, origin, outliving_names)
@@ -31,7 +31,7 @@ def _base(node: cst.BaseExpression) -> Tuple[Optional[str], int]:
     return dotted_name(node), depth
 
 
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_STRINGS = NodeTypes("SimpleString", "ConcatenatedString", "FormattedString")
 
 
 def _string_key(node: cst.Subscript) -> bool:

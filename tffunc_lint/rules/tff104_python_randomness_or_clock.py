@@ -1,10 +1,12 @@
 """TFF104 python-randomness-or-clock."""
 
+from __future__ import annotations
+
 import ast
 import re
 from typing import FrozenSet, Optional
 
-import libcst as cst
+from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.guarded_code import in_eager_branch
 from ..analysis.names import ast_dotted_name, dotted_name
@@ -33,7 +35,7 @@ _ENTROPY = frozenset({"uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getrandom"})
 _SECRETS = "secrets."
 #: Attributes of a ``uuid.UUID`` that spell it as text.
 _UUID_TEXT = frozenset({"hex", "urn"})
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_STRINGS = NodeTypes("SimpleString", "ConcatenatedString", "FormattedString")
 
 
 def _kind(qualified: str, node: cst.Call) -> Optional[str]:

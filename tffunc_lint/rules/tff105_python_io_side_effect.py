@@ -1,10 +1,12 @@
 """TFF105 python-io-side-effect."""
 
+from __future__ import annotations
+
 import ast
 import re
 from typing import FrozenSet, Optional
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop

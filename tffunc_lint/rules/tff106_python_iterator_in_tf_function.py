@@ -1,10 +1,12 @@
 """TFF106 python-iterator-in-tf-function."""
 
+from __future__ import annotations
+
 import ast
 import re
 from typing import Dict, FrozenSet
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.call_sites import call_sites
 from ..rule import Rule

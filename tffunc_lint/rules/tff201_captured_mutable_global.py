@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from typing import Set, Tuple
 
-import libcst as cst
+from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.rebinding import CLOSURE, Rebinding
 from ..rule import Rule
 
 #: Parents under which a ``Name`` is not a read of a variable.
-_NOT_READ = (cst.Attribute, cst.Arg, cst.Param, cst.ImportAlias, cst.NameItem,
-             cst.FunctionDef, cst.ClassDef, cst.AsName, cst.Import, cst.ImportFrom)
+_NOT_READ = NodeTypes("Attribute", "Arg", "Param", "ImportAlias", "NameItem", "FunctionDef",
+                      "ClassDef", "AsName", "Import", "ImportFrom")
 
 
 class CapturedMutableGlobal(Rule):

@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Set, Tuple
 
-import libcst as cst
+from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.rebinding import AttributeRebinding, attribute_rebinding
 from ..rule import Rule
 
 #: Where an attribute is written, not read.
-_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For, cst.AsName)
-_UNPACKING = (cst.Tuple, cst.List, cst.Element, cst.StarredElement)
-_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+_TARGETS = NodeTypes("AssignTarget", "AugAssign", "AnnAssign", "Del", "For", "AsName")
+_UNPACKING = NodeTypes("Tuple", "List", "Element", "StarredElement")
+_STATEMENTS = NodeTypes("BaseSmallStatement", "BaseCompoundStatement")
 
 
 #: The reason graph context gives a Keras step method.

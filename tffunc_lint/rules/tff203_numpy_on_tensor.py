@@ -1,6 +1,8 @@
 """TFF203 numpy-on-tensor."""
 
-import libcst as cst
+from __future__ import annotations
+
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.names import dotted_name
 from ..rule import Rule

@@ -1,8 +1,10 @@
 """TFF204 eager-only-call."""
 
+from __future__ import annotations
+
 import re
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.tensor_taint import is_tainted
 from ..rule import Rule

@@ -1,8 +1,10 @@
 """TFF301 variable-created-in-tf-function."""
 
+from __future__ import annotations
+
 import re
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.names import dotted_name
 from ..rule import Rule

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-import libcst as cst
+from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.graph_context import ProjectGraph
 from ..analysis.loop_kind import python_container_type
@@ -250,7 +251,7 @@ class RecursiveTfFunction(Rule):
         when that number is a tensor. Recursion over the parts of a Python structure
         (``walk(tree.left)``, ``[f(v, depth + 1) for v in d.values()]``) ends while
         tracing."""
-        finder = _ArithmeticOnName()
+        finder = _arithmetic_on_name()()
         for arg in node.args:
             arg.value.visit(finder)
         return finder.found
@@ -281,41 +282,46 @@ def _called_name(node: cst.Call):
 
 #: Operators that bring a number down towards a base case (``n - 1``, ``n // 2``).
 #: Counting up (``level + 1``) is how structure walkers track their depth: not reported.
-_SHRINKING = (cst.Subtract, cst.FloorDivide, cst.Divide, cst.RightShift, cst.Multiply)
+_SHRINKING = NodeTypes("Subtract", "FloorDivide", "Divide", "RightShift", "Multiply")
 
 
-class _ArithmeticOnName(cst.CSTVisitor):
-    """Finds ``n - 1``, ``n // k``, ``x * 0.5`` outside lambdas: a name on one side, and no
-    string, list or tuple display on either (``[0] * n`` builds a list)."""
+@lru_cache(maxsize=None)
+def _arithmetic_on_name() -> type:
+    # Defined on first use: subclassing a LibCST class would import LibCST with the rule.
+    class ArithmeticOnName(cst.CSTVisitor):
+        """Finds ``n - 1``, ``n // k``, ``x * 0.5`` outside lambdas: a name on one side, and no
+        string, list or tuple display on either (``[0] * n`` builds a list)."""
 
-    def __init__(self):
-        super().__init__()
-        self.found = False
+        def __init__(self):
+            super().__init__()
+            self.found = False
 
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
-        sides = (node.left, node.right)
-        if (isinstance(node.operator, _SHRINKING)
-                and any(isinstance(side, _NAMES) for side in sides)
-                and not any(isinstance(side, _DISPLAYS) for side in sides)
-                and (not isinstance(node.operator, cst.Multiply)
-                     or any(isinstance(side, cst.Float) for side in sides))):
-            self.found = True
-        return not self.found
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
+            sides = (node.left, node.right)
+            if (isinstance(node.operator, _SHRINKING)
+                    and any(isinstance(side, _NAMES) for side in sides)
+                    and not any(isinstance(side, _DISPLAYS) for side in sides)
+                    and (not isinstance(node.operator, cst.Multiply)
+                         or any(isinstance(side, cst.Float) for side in sides))):
+                self.found = True
+            return not self.found
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    return ArithmeticOnName
 
 
-_NAMES = (cst.Name, cst.Attribute, cst.Subscript)
-_DISPLAYS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List,
-             cst.Tuple, cst.Dict, cst.Set, cst.ListComp)
+_NAMES = NodeTypes("Name", "Attribute", "Subscript")
+_DISPLAYS = NodeTypes("SimpleString", "ConcatenatedString", "FormattedString", "List", "Tuple",
+                      "Dict", "Set", "ListComp")
 
 
 # -- recursion bounded by a Python value --------------------------------------------------------
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 #: Operators that bring a number down towards a base case: ``n - 1``, ``n // 2``, ``n >> 1``.
-_DOWN = (cst.Subtract, cst.FloorDivide, cst.Divide, cst.RightShift)
+_DOWN = NodeTypes("Subtract", "FloorDivide", "Divide", "RightShift")
 _NUMBER_TYPES = frozenset({"int", "float", "bool", "complex"})
 #: Builtins that wrap an iterable: ``for k, v in enumerate(items)`` iterates ``items``.
 _ITERATION_WRAPPERS = frozenset({

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.module_index import TF_FUNCTION, def_key
 from ..analysis.names import ast_dotted_name, dotted_name

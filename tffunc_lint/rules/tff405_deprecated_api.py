@@ -1,6 +1,8 @@
 """TFF405 deprecated-tf-function-api."""
 
-import libcst as cst
+from __future__ import annotations
+
+from ..analysis.lazy_libcst import cst
 
 from ..rule import Rule, Scope
 

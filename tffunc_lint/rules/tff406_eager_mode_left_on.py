@@ -1,9 +1,11 @@
 """TFF406 eager-mode-left-on."""
 
+from __future__ import annotations
+
 import re
 from typing import Optional
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import children
 from ..analysis.test_code import in_test_code, is_test_path

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.graph_context import ProjectGraph
 from ..analysis.module_index import KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, lambda_key

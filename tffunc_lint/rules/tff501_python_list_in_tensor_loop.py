@@ -1,9 +1,11 @@
 """TFF501 python-list-in-tensor-loop."""
 
+from __future__ import annotations
+
 import re
 from typing import Optional
 
-import libcst as cst
+from ..analysis.lazy_libcst import cst
 
 from ..analysis.container_provenance import Provenance, module_scopes, origin, value_kind
 from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops

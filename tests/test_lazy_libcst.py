@@ -1,0 +1,105 @@
+"""LibCST is imported only when a file needs a LibCST parse.
+
+Importing LibCST costs more than linting a typical file, so the doors, the configuration,
+the engine, the rules and a cached result must not import it; only a file with traced code
+that some rule's trigger points at (or a module-scope rule's trigger) does. Each check runs
+in a fresh interpreter, since this test process has imported LibCST long ago.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+NO_TRACED_CODE = '''\
+"""A TensorFlow module without traced code: the word function is everywhere."""
+import tensorflow as tf
+
+
+def loss_function(x):
+    print("a Python function")
+    return tf.reduce_sum(x)
+'''
+
+NOTHING_TO_REPORT = '''\
+import tensorflow as tf
+
+
+@tf.function
+def step(x):
+    return x * 2
+'''
+
+PRINT_IN_TF_FUNCTION = '''\
+import tensorflow as tf
+
+
+@tf.function
+def step(x):
+    print(x)
+    return x * 2
+'''
+
+SCRIPT = textwrap.dedent('''\
+    import ast, json, sys
+    import tffunc_lint.doors.cli
+    import tffunc_lint.doors.flake8_plugin
+    from tffunc_lint.rule import all_rules
+    all_rules()
+    report = {"imported": "libcst" in sys.modules}
+    path = sys.argv[1]
+    code = tffunc_lint.doors.cli.main(["--no-cache", "-q", "--exit-zero", path])
+    text = open(path).read()
+    plugin = tffunc_lint.doors.flake8_plugin.Flake8Plugin(
+        ast.parse(text), path, text.splitlines(keepends=True))
+    report["flake8"] = [message.split()[0] for _, _, message, _ in plugin.run()]
+    report["linted"] = "libcst" in sys.modules
+    print(json.dumps(report))
+''')
+
+
+def _run(tmp_path: Path, source: str) -> dict:
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    output = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True,
+                            text=True, check=True, cwd=tmp_path).stdout
+    return json.loads(output.splitlines()[-1])
+
+
+def test_importing_the_doors_and_every_rule_imports_no_libcst(tmp_path):
+    assert _run(tmp_path, "")["imported"] is False
+
+
+def test_a_file_without_traced_code_is_linted_without_libcst(tmp_path):
+    report = _run(tmp_path, NO_TRACED_CODE)
+    assert report == {"imported": False, "flake8": [], "linted": False}
+
+
+def test_traced_code_that_no_trigger_points_at_is_linted_without_libcst(tmp_path):
+    report = _run(tmp_path, NOTHING_TO_REPORT)
+    assert report == {"imported": False, "flake8": [], "linted": False}
+
+
+def test_a_finding_still_needs_and_gets_libcst(tmp_path):
+    report = _run(tmp_path, PRINT_IN_TF_FUNCTION)
+    assert report == {"imported": False, "flake8": ["TFF101"], "linted": True}
+
+
+def test_reading_a_cached_result_imports_no_rule_and_no_libcst(tmp_path):
+    (tmp_path / "module.py").write_text(PRINT_IN_TF_FUNCTION)
+    command = [sys.executable, "-m", "tffunc_lint", "-q", "--exit-zero", "--output-format",
+               "json", "module.py"]
+    cold = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path)
+    script = ("import sys\n"
+              "sys.argv = " + repr(["tffunc-lint"] + command[3:]) + "\n"
+              "from tffunc_lint.doors.cli import main\n"
+              "main()\n"
+              "print([m for m in ('libcst', 'tffunc_lint.rules.tff101_print') "
+              "if m in sys.modules], file=sys.stderr)\n")
+    warm = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)
+    assert json.loads(warm.stdout) == json.loads(cold.stdout) != []
+    assert warm.stderr.strip().splitlines()[-1] == "[]"
