@@ -134,8 +134,8 @@ def test_force_exclude_applies_exclude_to_named_files(capsys):
     write("pyproject.toml",
           '[tool.tffunc-lint]\nextend-exclude = ["generated"]\nforce-exclude = true\n')
     assert paths(linted(capsys, *named)[1]) == ["keep.py"]
-    assert paths(linted(capsys, "--no-force-exclude", *named)[1]) == ["generated/a.py",
-                                                                    "keep.py"]
+    assert paths(linted(capsys, "--no-force-exclude", *named)[1]) == [
+        "generated/a.py", "keep.py"]
 
 
 @pytest.mark.parametrize("body, problem", [
