@@ -8,6 +8,7 @@ Configuration files are covered in ``test_config.py``, which reuses the helpers 
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import re
@@ -20,7 +21,6 @@ from typing import List, Optional, Tuple, Union
 import pytest
 
 import tffunc_lint.doors.cli
-import tffunc_lint.runner
 from tffunc_lint import __version__
 from tffunc_lint.doors.cli import main
 from tffunc_lint.docs import render_rule
@@ -725,12 +725,13 @@ def test_parallel_run_gives_the_same_output(capsys, monkeypatch):
 
     pools = []
 
-    class SpyPool(tffunc_lint.runner.ProcessPoolExecutor):
+    class SpyPool(concurrent.futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             pools.append(kwargs.get("max_workers"))
 
-    monkeypatch.setattr(tffunc_lint.runner, "ProcessPoolExecutor", SpyPool)
+    # The runner imports the pool where it starts one.
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", SpyPool)
     serial = run(capsys, "-j", "1", ".")
     assert pools == []
     parallel = run(capsys, "-j", "2", "--no-cache", ".")

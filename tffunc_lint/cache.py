@@ -23,7 +23,6 @@ import gc
 import hashlib
 import os
 import pickle
-import tempfile
 from typing import Any, Optional
 
 from . import __version__
@@ -99,6 +98,8 @@ class Cache:
         """Write atomically; a cache that cannot be written is silently skipped."""
         if self._folder is None:
             return
+        import tempfile  # here: a run that only reads the cache does not need it
+
         try:
             self._prepare()
             handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".tmp-")
@@ -117,6 +118,8 @@ class Cache:
     def _prepare(self) -> None:
         if self._ready:
             return
+        import tempfile
+
         os.makedirs(self._folder, exist_ok=True)
         ignore = os.path.join(self.directory, ".gitignore")
         if not os.path.exists(ignore):

@@ -13,8 +13,6 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional, Tuple
 
-import pathspec
-
 _Spec = Tuple[str, "pathspec.GitIgnoreSpec"]  # (directory the patterns are relative to, spec)
 
 
@@ -24,6 +22,8 @@ def _read_spec(path: str) -> Optional["pathspec.GitIgnoreSpec"]:
             lines = handle.read().splitlines()
     except OSError:  # no such file, or unreadable: git skips it too
         return None
+    import pathspec  # here: only a walk inside a git work tree with ignore files needs it
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
 

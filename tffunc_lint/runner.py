@@ -13,8 +13,6 @@ for files whose content, settings and (step 3) view from the project are unchang
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .cache import Cache, file_key, fingerprint, paused_gc
@@ -71,6 +69,9 @@ def _read(path: str) -> Optional[bytes]:
 def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         return _reported(map(_lint_job, jobs), len(jobs))
+    import multiprocessing  # here: a run of a few files starts no workers
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, len(jobs) // (workers * 8))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 import tokenize
@@ -101,6 +100,8 @@ def _decoded(path: str, data: bytes) -> str:
 def write_diff(results, stream: TextIO) -> int:
     """The fixes of ``results`` (linted with ``fix=True``) as unified diffs, files untouched;
     returns how many findings the fixes would fix."""
+    import difflib  # here: only --diff needs it
+
     changes = 0
     for result in sorted(results, key=lambda r: r.path):
         if result.fixed_source is None or result.original is None:
