@@ -26,7 +26,7 @@ CALLER = (
 )
 HELPERS = (
     "def scale(x):\n"
-    "    print(x)\n"
+    "    print(\"scaling\")\n"
     "    return x * 2\n"
 )
 OTHER = (

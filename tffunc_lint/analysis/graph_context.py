@@ -13,7 +13,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass
-from typing import Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Tuple
+from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set,
+                    Tuple)
 
 from . import guards
 from ..finding import TraceReason
@@ -112,8 +113,9 @@ class ProjectGraph:
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager:
                     continue
+                eager = _eager_steps(index, cls) if index.eager_steps else ()
                 for name in KERAS_GRAPH_METHODS:
-                    if name in cls.methods:
+                    if name in cls.methods and name not in eager:
                         key = cls.methods[name]
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
@@ -340,6 +342,14 @@ class TracedFunction:
     parameters: FrozenSet[str]
     node: object = None
     """The function's ``ast`` node while the file is being analysed."""
+
+
+def _eager_steps(index: ModuleIndex, cls: ClassInfo) -> Set[str]:
+    """The step methods of ``cls`` that module-level code calls directly on an instance
+    bound at module level (``model = SimpleModel(); model.train_step(batch)``): that code
+    runs them eagerly; nothing in the module hands them to ``fit``."""
+    return {step for receiver, step in index.eager_steps
+            if index.instances.get(receiver) == cls.qualname}
 
 
 class GraphContext:

@@ -88,6 +88,7 @@ _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",))}
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
+_KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
 
@@ -188,6 +189,11 @@ class ModuleIndex:
     """Every lambda's key, entry point or not."""
     decorated: List[Entry] = field(default_factory=list)
     """Defs under project decorators: traced when the decorator wraps tf.function."""
+    instances: Dict[str, str] = field(default_factory=dict)
+    """Module-level ``name = SomeClass(...)``: name → class name as written."""
+    eager_steps: Set[Tuple[str, str]] = field(default_factory=set)
+    """(receiver, step method) of Keras step methods that module-level code calls directly
+    (``model.train_step(batch)``): run eagerly, not through ``fit``."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -628,6 +634,10 @@ class _Indexer:
 
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if (scope.function is None and scope.cls is None and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)):
+            self.index.instances[node.targets[0].id] = node.value.func.id
         if scope.function is not None and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -674,6 +684,9 @@ class _Indexer:
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
         func = node.func
         qualified = self._qualified(func)
+        if (scope.function is None and isinstance(func, ast.Attribute)
+                and func.attr in _KERAS_STEPS and isinstance(func.value, ast.Name)):
+            self.index.eager_steps.add((func.value.id, func.attr))
         skipped: Set[int] = set()
         if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
             for callable_ in _arguments(node, (0,), ("func",)):
