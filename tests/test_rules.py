@@ -125,3 +125,9 @@ def test_tff102_tff103_leave_test_modules_alone(lint):
     assert product == {(7, "TFF103"), (16, "TFF102")}
     assert lint(SPY, path="pkg/spy_test.py") == []
     assert lint(SPY, path="pkg/tests/spy.py") == []
+
+
+def test_tff101_leaves_test_modules_alone(lint):
+    code = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print('x =', x)\n    return x\n"
+    assert [(f.line, f.code) for f in lint(code, path="pkg/evaluator.py")] == [(5, "TFF101")]
+    assert lint(code, path="pkg/evaluator_test.py") == []

@@ -8,6 +8,7 @@ from typing import Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.loop_kind import in_graph_loop
+from ..analysis.test_code import is_test_module
 from ..analysis.trace_output import announces_tracing, plain_message, shows_tensor_value
 from ..rule import Rule
 
@@ -63,6 +64,8 @@ class PrintInTfFunction(Rule):
     ```
 
     ## Known problems
+    Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
+    checked: a print there is a diagnostic of one test run.
     A message announces tracing when its literal text says so ("tracing", "traced",
     "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
     followed as TFF105 follows them (parameters of directly traced functions, results of
@@ -92,6 +95,11 @@ class PrintInTfFunction(Rule):
     triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
     unsafe_fixable = True
+
+    @classmethod
+    def triggers_for(cls, context):
+        """Not in test modules: a test's print is a diagnostic of that one run."""
+        return () if is_test_module(context.path) else cls.triggers
 
     def visit_Call(self, node: cst.Call) -> None:
         if (self.context.qualified_name(node.func) != "builtins.print"
