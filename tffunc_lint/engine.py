@@ -343,10 +343,13 @@ class _Analysis:
         context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         rule_classes = _enabled_rules(self.enabled)
-        triggers = {rule: rule.triggers_for(context) for rule in rule_classes}
+        traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
+        # Triggers only of rules that can run: without traced code, the traced rules' module
+        # analyses (call sites, rebinding, …) are not computed.
+        triggers = {rule: rule.triggers_for(context) for rule in rule_classes
+                    if rule.scope is Scope.MODULE or rule in traced_rules}
         module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
                         and Rule.triggered(triggers[r], self.text)]
-        traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
         if not module_rules and not traced_rules:
             return
         if module_rules:
