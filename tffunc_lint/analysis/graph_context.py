@@ -113,9 +113,9 @@ class ProjectGraph:
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager:
                     continue
-                eager = _eager_steps(index, cls) if index.eager_steps else ()
+                run_directly = _eager_steps(index, cls) if index.eager_steps else ()
                 for name in KERAS_GRAPH_METHODS:
-                    if name in cls.methods and name not in eager:
+                    if name in cls.methods and name not in run_directly:
                         key = cls.methods[name]
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
