@@ -131,3 +131,11 @@ def test_tff101_leaves_test_modules_alone(lint):
     code = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print('x =', x)\n    return x\n"
     assert [(f.line, f.code) for f in lint(code, path="pkg/evaluator.py")] == [(5, "TFF101")]
     assert lint(code, path="pkg/evaluator_test.py") == []
+
+
+def test_sample_programs_under_a_tests_folder_are_not_test_modules():
+    from tffunc_lint.analysis.test_code import is_test_module
+
+    assert is_test_module("pkg/tests/spy.py") and is_test_module("pkg/spy_test.py")
+    assert not is_test_module("tests/fixtures/rules/cases.py")
+    assert not is_test_module("tests/fixtures_project/proj/losses.py")

@@ -41,7 +41,7 @@ _DATA_FOLDERS = frozenset({"fixtures", "testdata"})
 
 def is_test_module(path: str) -> bool:
     """``test_*.py``, ``*_test.py``, ``conftest.py``, or a module under a ``tests`` folder
-    that is not under a ``fixtures``/``testdata`` folder inside it."""
+    that is not under a ``fixtures``/``testdata`` folder (or ``fixtures_*``) inside it."""
     parts = re.split(r"[\\/]", os.path.normpath(path))
     if _TEST_FILE.match(parts[-1]):
         return True
@@ -49,7 +49,8 @@ def is_test_module(path: str) -> bool:
     if "tests" not in folders:
         return False
     below = folders[len(folders) - folders[::-1].index("tests"):]
-    return not _DATA_FOLDERS.intersection(below)
+    return not any(folder in _DATA_FOLDERS or folder.startswith(("fixtures_", "testdata_"))
+                   for folder in below)
 
 
 def _is_test_case_name(dotted) -> bool:
