@@ -89,6 +89,7 @@ STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
+_CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
 
@@ -134,6 +135,9 @@ class FunctionInfo:
     guard_calls: Dict[str, Target] = field(default_factory=dict)
     """No-argument calls in its tests, by spelling, for predicates to be looked up."""
     runs_eagerly: bool = False
+    custom_gradient: bool = False
+    """Decorated with ``@tf.custom_gradient``: the gradient function it returns runs where
+    the gradient is computed, in graph context when this function is."""
     """Decorated with ``@tf.py_function(...)``: Python runs it eagerly, never traced."""
     eager_params: Set[int] = field(default_factory=set)
     """Positions of its parameters that it (or a function nested in it) hands to
@@ -476,6 +480,9 @@ class _Indexer:
             isinstance(d, ast.Call) and is_py_function(
                 self._qualified(d.func), d.func.attr if isinstance(d.func, ast.Attribute)
                 else None) for d in node.decorator_list)
+        info.custom_gradient = any(
+            self._qualified(d.func if isinstance(d, ast.Call) else d) == _CUSTOM_GRADIENT
+            for d in node.decorator_list)
         for decorator in node.decorator_list:
             how = self._tracing_decorator(decorator)
             if how:
@@ -662,6 +669,12 @@ class _Indexer:
         if (scope.function is not None and isinstance(value, ast.Call)
                 and self._qualified(value.func) == TF_FUNCTION):
             scope.function.wraps_tf_function = True
+        if scope.function is not None and scope.function.custom_gradient and scope.edges:
+            # ``return y, grad_fn``: TensorFlow calls grad_fn to build the gradient.
+            for element in value.elts if isinstance(value, ast.Tuple) else ():
+                target = self._callable(element, scope) if isinstance(element, ast.Name) else None
+                if target is not None:
+                    self._add_edge(scope, target, node.lineno, PASSED)
         self.generic_visit(node, scope)
 
     def visit_Lambda(self, node: ast.Lambda, scope: _Scope) -> None:
