@@ -64,12 +64,27 @@ def paused_gc():
             gc.enable()
 
 
+def _code_stamp() -> str:
+    """A digest of the linter's own modules (names, sizes, modification times): results of
+    one build of the analysis are never served by another, also for a checkout or an
+    editable install whose version number did not change."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    entries = []
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                entries.append((os.path.relpath(os.path.join(folder, name), package),
+                                stat.st_size, stat.st_mtime_ns))
+    return fingerprint(sorted(entries))[:12]
+
+
 class Cache:
     """Per-file results under ``directory``; a no-op when ``directory`` is None."""
 
     def __init__(self, directory: Optional[str]):
         self.directory = directory
-        self._folder = (os.path.join(directory, f"v{__version__}-{_FORMAT}")
+        self._folder = (os.path.join(directory, f"v{__version__}-{_FORMAT}-{_code_stamp()}")
                         if directory else None)
         self._ready = False
 
