@@ -20,7 +20,6 @@ from typing import List, Optional, Tuple, Union
 
 import pytest
 
-import tffunc_lint.doors.cli
 from tffunc_lint import __version__
 from tffunc_lint.doors.cli import main
 from tffunc_lint.docs import render_rule

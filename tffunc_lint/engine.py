@@ -35,7 +35,7 @@ from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_funct
 from .config import Settings
 from .files import module_name_for
 from .finding import FileResult, Finding
-from .notebook import CellMap, Notebook, NotebookError, is_notebook, relocate
+from .notebook import Notebook, NotebookError, is_notebook, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 

@@ -11,7 +11,10 @@ tree (a directory holding ``.git``, or below one), like git itself; the global e
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover - imported where a walk needs it
+    import pathspec
 
 _Spec = Tuple[str, "pathspec.GitIgnoreSpec"]  # (directory the patterns are relative to, spec)
 

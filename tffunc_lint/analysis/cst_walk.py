@@ -27,7 +27,7 @@ _SOURCE_ORDER: Dict[str, Tuple[str, ...]] = {
     "IfExp": ("body", "test", "orelse"),
     "Arg": ("keyword", "value"),
     "Parameters": ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params",
-                     "star_kwarg"),
+                   "star_kwarg"),
 }
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
