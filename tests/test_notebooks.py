@@ -89,9 +89,10 @@ FUNCTION_GUIDE_MISSING = {
 }
 
 AUTOGRAPH_ZH = {
-    (9, 4, 5, "TFF101"),  # print('追踪变量：', a) in double
-    (12, 6, 5, "TFF101"), (12, 10, 17, "TFF401"), (12, 11, 17, "TFF401"),  # train(num_steps)
-    (16, 3, 5, "TFF101"),  # print("追踪：", x) in f
+    # print('追踪变量：', a) in double (cell 9) announces tracing: not reported
+    # print("追踪： num_steps = {}".format(num_steps)) in train announces tracing too
+    (12, 10, 17, "TFF401"), (12, 11, 17, "TFF401"),  # train(num_steps=10), then 20
+    # print("追踪：", x) in f (cell 16) announces tracing: not reported
     (16, 5, 3, "TFF401"), (16, 6, 3, "TFF401"), (16, 7, 3, "TFF401"),  # f(1) f(1) f(2)
 }
 
