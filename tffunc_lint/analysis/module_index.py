@@ -260,6 +260,15 @@ def _target_names(target: ast.expr) -> Iterator[str]:
         yield from _target_names(target.value)
 
 
+def statement_bindings(node: ast.stmt) -> Iterator[str]:
+    """Names a single statement binds in its own scope, imports included."""
+    yield from bound_names(node)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        for alias in node.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name.partition(".")[0]
+
+
 def bound_names(node: ast.stmt) -> Iterator[str]:
     """Names a single statement binds in its own scope, imports excluded."""
     if isinstance(node, _SCOPES):

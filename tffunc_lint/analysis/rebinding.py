@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .guards import init_targets
-from .module_index import CALLED, bound_names, iter_statements
+from .module_index import CALLED, iter_statements, statement_bindings
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
 
@@ -162,7 +162,7 @@ def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:
             if isinstance(statement, ast.Global):
                 declared.update(statement.names)
         for statement, unset in guarded_statements(node.body) if declared else ():
-            for name in _statement_bindings(statement):
+            for name in statement_bindings(statement):
                 if name in declared:
                     once = name in unset and not isinstance(statement, ast.AugAssign)
                     found.setdefault(name, []).append(Binding(
@@ -192,14 +192,6 @@ def guarded_statements(body: List[ast.stmt], unset: FrozenSet[str] = frozenset()
             yield from guarded_statements(handler.body, unset)
         for case in getattr(node, "cases", None) or ():
             yield from guarded_statements(case.body, unset)
-
-
-def _statement_bindings(node: ast.stmt) -> Iterator[str]:
-    yield from bound_names(node)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        for alias in node.names:
-            if alias.name != "*":
-                yield alias.asname or alias.name.partition(".")[0]
 
 
 def _rewraps(node: ast.stmt, name: str) -> bool:
@@ -236,20 +228,20 @@ def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False
             inner: List[Binding] = []
             if not isinstance(node, ast.While):
                 inner.extend(Binding(n, node.lineno, True, node.iter)
-                             for n in _statement_bindings(node))
+                             for n in statement_bindings(node))
             _count(node.body, inner, True)
             bindings.extend(Binding(b.name, b.line, True, b.value) for b in inner)
             add({b.name: ALWAYS for b in inner})
             add(_count(node.orelse, bindings, in_loop))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for name in _statement_bindings(node):
+            for name in statement_bindings(node):
                 bindings.append(Binding(name, node.lineno, in_loop, node.items[0].context_expr))
                 add({name: 1})
             add(_count(node.body, bindings, in_loop))
         else:
             repeated = in_loop or isinstance(node, ast.AugAssign)
             value = getattr(node, "value", None) or node
-            for name in _statement_bindings(node):
+            for name in statement_bindings(node):
                 if _rewraps(node, name):
                     continue
                 bindings.append(Binding(name, node.lineno, repeated, value))
@@ -293,7 +285,7 @@ def scope_bindings(function: ast.AST) -> ScopeBindings:
             if isinstance(statement, ast.Nonlocal):
                 declared.update(statement.names)
         for statement in _scope_statements(node.body) if declared else ():
-            for name in _statement_bindings(statement):
+            for name in statement_bindings(statement):
                 if name in declared:
                     nonlocal_lines.setdefault(name, statement.lineno)
                     if node not in writers.setdefault(name, []):

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from .module_index import bound_names
+from .module_index import statement_bindings
 from .names import function_local_names
 
 INF = math.inf
@@ -127,7 +127,7 @@ class Timeline:
                 unit = (node.targets[0].id, node.lineno)
                 self.wrappers[unit] = (node.value, wrapped)
                 self._unit_refs[unit] = [(wrapped, CALL)]
-            for name in _bound(node):
+            for name in statement_bindings(node):
                 self._bind(name, node.lineno, unconditional and not isinstance(node, _LOOPS))
             if isinstance(node, _LOOPS):
                 self.loops.append((node.lineno, node.end_lineno))
@@ -275,14 +275,6 @@ def _wrapping(node: ast.stmt) -> Optional[str]:
     if args and isinstance(args[0], ast.Name):
         return args[0].id
     return None
-
-
-def _bound(node: ast.stmt) -> Iterator[str]:
-    yield from bound_names(node)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        for alias in node.names:
-            if alias.name != "*":
-                yield alias.asname or alias.name.partition(".")[0]
 
 
 def _mentions(expr: ast.AST, deferred: bool = False
