@@ -156,6 +156,13 @@ class _Scanner:
         self.tree = context.tree
         self._calls = None
 
+    def _eager_test(self, test: ast.expr) -> bool:
+        """``tf.executing_eagerly()``, alone or as one operand of ``or``."""
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(
+            test.op, ast.Or) else [test]
+        return any(isinstance(t, ast.Call) and self.names.resolve(
+            ast_dotted_name(t.func) or "") == "tensorflow.executing_eagerly" for t in tests)
+
     def is_tf_function(self, node: ast.expr) -> bool:
         dotted = ast_dotted_name(node)
         return dotted is not None and self.names.resolve(dotted) == TF_FUNCTION
@@ -208,6 +215,13 @@ class _Scanner:
             frame.loops.append((node, _stored_names(node.generators)))
             self._children(node, ast.iter_child_nodes(node), frame, guarded)
             frame.loops.pop()
+            return
+        if isinstance(node, ast.If) and node.orelse and self._eager_test(node.test):
+            # The else of ``if tf.executing_eagerly() [or ...]:`` runs only while a graph is
+            # built: a tf.function made there is made once per outer trace, not per call.
+            self._children(node, [node.test] + node.body, frame, guarded)
+            graph_only = _Frame(frame.node, True, frame.loops, frame.once_or_unknown)
+            self._children(node, node.orelse, graph_only, guarded)
             return
         if isinstance(node, ast.If) and frame.loops and _is_cache_guard(node.test):
             self._children(node, [node.test], frame, guarded)
@@ -400,7 +414,9 @@ class TfFunctionRecreated(Rule):
     again, so that each run retraces: it is a method run on every step (`call`,
     `__call__`, `*_step`) or a property, or the module calls it inside a loop or at two
     places. A one-shot utility (a `main()`, a data-preparation helper called once) traces
-    its nested function once per run, as a hoisted one would, and is not reported. Recreating a
+    its nested function once per run, as a hoisted one would, and is not reported. Nor is a
+    `tf.function` made in the `else` of `if tf.executing_eagerly() [or ...]:`, which runs only
+    while an outer graph is built: once per outer trace, not per call. Recreating a
     `tf.function` on purpose (the guide's way to force a retrace after mutating an object)
     deserves a `# noqa: TFF402`.
 
