@@ -44,9 +44,11 @@ Access = Tuple[int, int, ast.stmt]
 class _Uses:
     """Loads and stores of one piece of state within one function."""
 
-    __slots__ = ("loads", "static_loads", "stores")
+    __slots__ = ("loads", "static_loads", "stores", "formatted")
 
     def __init__(self) -> None:
+        self.formatted = 0
+        """Loads inside text formatting (``"{}".format(x)``, ``f"op_{x}"``, ``str(x)``)."""
         self.loads: List[Access] = []
         self.static_loads: List[Access] = []
         """Loads of what the value is (``x.shape``, ``x is None``), not what it holds."""
@@ -85,6 +87,8 @@ class StateUse:
         """Function → its calls of methods on its receiver (``self._build(x)``)."""
         self._names: Dict[int, str] = {}
         self._nodes: Dict[int, ast.AST] = {}
+        self._formatted: set = set()
+        """Ids of the attribute and name loads that occur inside text formatting."""
         self._foreign: Dict[str, set] = {}
         """Attribute → functions (0: module level) reading it on an object not their own."""
         tree = context.tree
@@ -115,6 +119,13 @@ class StateUse:
         """The module global ``name``, set in the traced ``function`` under ``global``, is
         carried from call to call or read by other code."""
         return self._outlives(self.globals.get(name, {}), function, lambda key: [])
+
+    def only_names_things(self, attribute: str) -> bool:
+        """Every read of ``self.<attribute>`` formats it into text (``name=f"op_{n}"``): a
+        counter that makes op names unique per trace, which is what such code wants."""
+        uses = list(self.attributes.get(attribute, {}).values())
+        loads = sum(len(u.loads) + len(u.static_loads) for u in uses)
+        return bool(loads) and loads == sum(u.formatted for u in uses)
 
     @staticmethod
     def counts_traces(target: str, increment: bool) -> bool:
@@ -183,6 +194,9 @@ class StateUse:
             if isinstance(node, ast.stmt):  # e.g. an ``except`` handler's body
                 self._statement(node, function, receiver, local)
                 continue
+            if _formats_text(node):
+                self._formatted.update(id(n) for n in ast.walk(node)
+                                       if isinstance(n, (ast.Attribute, ast.Name)))
             mutation = _mutation_use(node, receiver)
             if mutation is not None:  # ``self.x[k] = v``: neither reads nor sets ``self.x``
                 stack.extend(mutation)
@@ -244,6 +258,7 @@ class StateUse:
             uses.stores.append(access)
         else:
             (uses.static_loads if static else uses.loads).append(access)
+            uses.formatted += id(node) in self._formatted
 
 
 #: Methods that change a container in place.
@@ -289,6 +304,20 @@ def _static_use(node: ast.AST) -> Optional[Tuple[ast.AST, List[ast.AST]]]:
             and isinstance(node.comparators[0], ast.Constant)):
         return node.left, []
     return None
+
+
+def _formats_text(node: ast.AST) -> bool:
+    """``"{}".format(...)``, an f-string, ``"%s" % ...`` or ``str(...)``."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            return isinstance(func.value, ast.Constant) and isinstance(func.value.value, str)
+        return isinstance(func, ast.Name) and func.id == "str"
+    return False
 
 
 def _defaults(arguments: ast.arguments):

@@ -134,7 +134,9 @@ class PythonStateMutation(Rule):
     holds (`self.kernel.shape`, `isinstance(self.kernel, T)`, `self.x is None`) do not count
     as reads in traced code; reads by other traced functions do not count either (they run
     within a trace). A counter of traces (`num_traces += 1`, a name that says it counts
-    traces) is kept on purpose and not reported. Attributes are matched by name within the
+    traces) is kept on purpose and not reported, nor is a counter every read of which
+    formats it into text (`self._call_id += 1` for `name=f"enqueue_{self._call_id}"`): it
+    makes op names unique per trace, which is what such code wants. Attributes are matched by name within the
     module, so a reader in another class of the same module counts. A cache read outside
     the trace on purpose (`self._last_inputs = inputs`) is reported; add
     `# noqa: TFF103` to keep it. Static shapes and dtypes
@@ -248,9 +250,12 @@ class PythonStateMutation(Rule):
         traces is kept on purpose."""
         increment = (isinstance(statement, cst.AugAssign)
                      and isinstance(statement.value, (cst.Integer, cst.Float)))
-        if StateUse.counts_traces(target, increment):
+        use = StateUse.of(self.context)
+        if StateUse.counts_traces(target, increment) or (
+                increment and "." in target
+                and use.only_names_things(target.rpartition(".")[2])):
             return False
-        return outlives(StateUse.of(self.context))
+        return outlives(use)
 
     def _exempt(self, target: str) -> bool:
         function = self.context.function
