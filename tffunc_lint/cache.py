@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import functools
 import hashlib
 import os
 import pickle
@@ -64,6 +65,7 @@ def paused_gc():
             gc.enable()
 
 
+@functools.lru_cache(maxsize=None)
 def _code_stamp() -> str:
     """A digest of the linter's own modules (names, sizes, modification times): results of
     one build of the analysis are never served by another, also for a checkout or an

@@ -31,6 +31,7 @@ from . import noqa
 from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
+from .analysis.test_code import is_test_module
 from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
 from .config import Settings
 from .files import module_name_for
@@ -343,6 +344,8 @@ class _Analysis:
         context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         rule_classes = _enabled_rules(self.enabled)
+        if is_test_module(self.path):
+            rule_classes = [r for r in rule_classes if r.in_tests]
         traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []
         # Triggers only of rules that can run: without traced code, the traced rules' module
         # analyses (call sites, rebinding, …) are not computed.

@@ -63,6 +63,9 @@ class Rule:
     """Offers a safe fix, applied by ``--fix``."""
     unsafe_fixable: ClassVar[bool] = False
     """Offers a fix that changes behaviour on purpose, applied by ``--fix --unsafe-fixes``."""
+    in_tests: ClassVar[bool] = True
+    """False: tests record trace-time behaviour on purpose (spies, captured shapes, prints of
+    one run), so the engine does not run the rule in test modules (``test_code``)."""
     default_enabled: ClassVar[bool] = True
     """Off by default: enabled only by a selector that names it (its code, its name or a
     prefix longer than ``TFF``), as ruff's RUF100."""

@@ -8,7 +8,6 @@ from typing import Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.loop_kind import in_graph_loop
-from ..analysis.test_code import is_test_module
 from ..analysis.trace_output import announces_tracing, plain_message, shows_tensor_value
 from ..rule import Rule
 
@@ -95,11 +94,7 @@ class PrintInTfFunction(Rule):
     triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
     unsafe_fixable = True
-
-    @classmethod
-    def triggers_for(cls, context):
-        """Not in test modules: a test's print is a diagnostic of that one run."""
-        return () if is_test_module(context.path) else cls.triggers
+    in_tests = False  # a test's print is a diagnostic of that one run
 
     def visit_Call(self, node: cst.Call) -> None:
         if (self.context.qualified_name(node.func) != "builtins.print"

@@ -11,7 +11,6 @@ from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, cont
                                              is_entry_point, origin, outliving_names)
 from ..analysis.names import dotted_name
 from ..analysis.state_use import MUTATORS, StateUse
-from ..analysis.test_code import is_test_module
 from ..rule import Rule
 
 #: Methods that change a list, dict, set or deque in place.
@@ -146,6 +145,7 @@ class ExternalContainerMutation(Rule):
 
     code = "TFF102"
     name = "external-container-mutation"
+    in_tests = False  # tests record trace-time state on purpose
     message = ("mutating a Python container that outlives the call happens only while "
                "tf.function traces (not on every call) and leaks symbolic tensors; use return "
                "values, a tf.TensorArray or a tf.Variable")
@@ -154,9 +154,6 @@ class ExternalContainerMutation(Rule):
     def triggers_for(cls, context):
         """Mutations whose base can outlive the call: ``self``/``cls``, module names,
         parameters of traced functions, variables of functions that enclose traced ones."""
-        if is_test_module(context.path):
-            return ()  # tests record trace-time state on purpose (spies, captured shapes)
-
         def triggered(text: str) -> bool:
             bases = _mutated_bases(text)
             if not bases:

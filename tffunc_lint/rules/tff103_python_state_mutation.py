@@ -11,7 +11,6 @@ from ..analysis.container_provenance import (Provenance, module_scopes, origin,
                                              outliving_names)
 from ..analysis.names import dotted_name
 from ..analysis.state_use import StateUse
-from ..analysis.test_code import is_test_module
 from ..rule import Rule
 
 #: Methods whose assignments set a new object up, not change its state; and any method
@@ -155,14 +154,12 @@ class PythonStateMutation(Rule):
                "tf.Variable, return the value, or move one-time set-up into "
                "`with tf.init_scope():`")
 
+    in_tests = False  # tests record trace-time state on purpose
     triggers = (re.compile(r"\b(?:global|nonlocal)\b"), _ATTRIBUTE_TARGETS)
 
     @classmethod
     def triggers_for(cls, context):
         """``global``/``nonlocal``, or an attribute target whose base outlives the call."""
-        if is_test_module(context.path):
-            return ()  # tests record trace-time state on purpose (spies, captured shapes)
-
         def outside_attribute(text: str) -> bool:
             return any(base in outliving_names(context)[1]
                        for match in _ATTRIBUTE_TARGETS.finditer(text)

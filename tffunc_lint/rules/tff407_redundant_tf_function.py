@@ -11,7 +11,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.graph_context import ProjectGraph
 from ..analysis.module_index import KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, lambda_key
 from ..analysis.names import ast_dotted_name
-from ..analysis.test_code import is_test_class, is_test_function, is_test_module
+from ..analysis.test_code import is_test_class, is_test_function
 from ..rule import Rule, Scope
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -34,7 +34,7 @@ def redundant_decorators(context) -> Dict[Tuple[str, int], Redundant]:
 
 def _find(context) -> Dict[Tuple[str, int], Redundant]:
     tree = context.tree
-    if tree is None or is_test_module(context.path) or not context.graph:
+    if tree is None or not context.graph:
         return {}
     finder = _Finder(context)
     finder.scan(tree)
@@ -259,6 +259,7 @@ class RedundantTfFunction(Rule):
     """
 
     code = "TFF407"
+    in_tests = False  # a test wraps functions on purpose
     name = "redundant-tf-function"
     message = ("@tf.function here is redundant: the function is already traced where it runs; "
                "remove the decorator and use it as a plain Python function")
