@@ -89,6 +89,7 @@ class Timeline:
                  wraps: Callable[[ast.Call], bool] = lambda call: False):
         """``wraps`` tells a call that returns its first argument wrapped (``tf.function``)."""
         self._wraps = wraps
+        self._referenced: Optional[Set[str]] = None
         self.end = float(max([getattr(tree.body[-1], "end_lineno", 0)] if tree.body else [0])
                          + 1)
         self.loops: List[Tuple[int, int]] = []
@@ -236,8 +237,10 @@ class Timeline:
 
     def referenced(self, name: str) -> bool:
         """Some code of the module calls or uses ``name`` (at module level or in a unit)."""
-        return (any(ref == name for ref, _, _ in self._module_refs)
-                or any(ref == name for refs in self._unit_refs.values() for ref, _ in refs))
+        if self._referenced is None:
+            self._referenced = {ref for ref, _, _ in self._module_refs} | {
+                ref for refs in self._unit_refs.values() for ref, _ in refs}
+        return name in self._referenced
 
     def of(self, unit: Tuple[str, int]) -> Times:
         return self.times.get(unit) or Times(spans={(self.end, INF)})
