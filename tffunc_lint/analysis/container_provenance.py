@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
@@ -53,6 +53,8 @@ class Origin:
     binding the module shows is a Python container (or ``None``); otherwise None."""
     description: str = ""
     """How a message names it: "module global `CACHE`", "attribute `self.history`"."""
+    scope: Optional[ast.AST] = field(default=None, compare=False)
+    """For a closure variable, the enclosing function that binds it."""
 
     @property
     def outlives_call(self) -> bool:
@@ -495,4 +497,5 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
     if is_traced_node(context, scope):
         return Origin(Provenance.LOCAL, kind, f"local `{head}` of a traced function")
     name = getattr(scope, "name", "<lambda>")
-    return Origin(Provenance.CLOSURE, kind, f"variable `{head}` of the enclosing `{name}`")
+    return Origin(Provenance.CLOSURE, kind, f"variable `{head}` of the enclosing `{name}`",
+                  scope)

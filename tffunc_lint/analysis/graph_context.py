@@ -18,7 +18,7 @@ from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
 
 from . import guards
 from ..finding import TraceReason
-from .module_index import (KERAS_GRAPH_METHODS, TF_FUNCTION, ClassInfo, FunctionKey,
+from .module_index import (KERAS_GRAPH_METHODS, ONCE, TF_FUNCTION, ClassInfo, FunctionKey,
                            ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
 
@@ -218,9 +218,12 @@ class ProjectGraph:
         return frozenset(found)
 
     def _initialises(self, index: ModuleIndex, conditions, found) -> bool:
-        """One of ``conditions`` tests an attribute that the called function sets."""
+        """One of ``conditions`` tests an attribute that the called function sets, or the
+        function is a builder handed to a get-or-create call (``ONCE``)."""
         writes = self.by_path[found[0]].functions[found[1]].writes
         for condition in conditions:
+            if condition == ONCE:
+                return True
             attributes = condition[1] if condition[0] == "init" else ()
             if condition[0] == "init-call":
                 test = self.resolve(index, condition[1])

@@ -292,7 +292,8 @@ def _is_none(node: ast.expr) -> bool:
 def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
     """What ``test`` being true finds not yet set up, as dotted names (``self.x``, ``x``):
     ``x is None``, ``x == None``, ``not x``, ``not hasattr(self, "x")``,
-    ``getattr(self, "x", None) is None``, and ``and``/``or`` combinations holding one.
+    ``getattr(self, "x", None) is None``, ``key not in x`` (an entry of ``x``), and
+    ``and``/``or`` combinations holding one.
     Empty when it is no such test.
 
     For ``or``, the names of any branch count (the guarded code sets one of them up);
@@ -309,6 +310,11 @@ def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
         return frozenset([name]) if name else frozenset()
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         name = _attribute_test(test.operand) or _tested(test.operand)
+        return frozenset([name]) if name else frozenset()
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.NotIn)):
+        # ``key not in self.cache``: the entry of a memo, made once per key.
+        name = _tested(test.comparators[0])
         return frozenset([name]) if name else frozenset()
     return frozenset()
 

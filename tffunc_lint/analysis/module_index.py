@@ -95,6 +95,12 @@ _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
 CALLED, PASSED = "called from", "passed to a call in"
 
+#: A call that runs the builder handed to it once and caches what it returns:
+#: ``tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)``, or any
+#: function whose name says it gets or creates (``_get_or_create_slot(key, make)``).
+_ONCE_CALLEE = re.compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECASE)
+ONCE = ("once",)
+
 
 def def_key(line: int, name: str) -> FunctionKey:
     return ("def", line, name)
@@ -744,6 +750,8 @@ class _Indexer:
                     if target is not None:
                         extra = (("eager-arg", callee, positions[id(argument)]),) if (
                             callee is not None and id(argument) in positions) else ()
+                        if _ONCE_CALLEE.search(qualified or ast_dotted_name(func) or ""):
+                            extra += (ONCE,)
                         self._add_edge(scope, target, node.lineno, PASSED, extra)
         self.visit(func, scope)
         for argument in arguments:

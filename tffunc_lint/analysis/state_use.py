@@ -120,6 +120,32 @@ class StateUse:
         carried from call to call or read by other code."""
         return self._outlives(self.globals.get(name, {}), function, lambda key: [])
 
+    def closure_outlives_trace(self, function: ast.AST, name: str, enclosing: ast.AST) -> bool:
+        """The variable ``name`` of the untraced function ``enclosing``, set in the traced
+        ``function`` under ``nonlocal``, is carried from call to call (read before it is
+        set) or read by code outside any trace: ``enclosing``'s own body after the traced
+        function is defined, or another untraced function that reads it."""
+        uses = self.globals.get(name, {})
+        own = uses.get(id(function))
+        if own is not None and own.read_before_set():
+            return True
+        for key, other in uses.items():
+            if key in (0, id(function)) or not _within(self._nodes[key], enclosing):
+                continue
+            if not self._traced(key) and other.read_before_set(static=True):
+                return True
+        end = getattr(function, "end_lineno", function.lineno)
+        stack = list(ast.iter_child_nodes(enclosing))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                continue
+            if (isinstance(node, ast.Name) and node.id == name
+                    and isinstance(node.ctx, ast.Load) and node.lineno > end):
+                return True
+            stack.extend(ast.iter_child_nodes(node))
+        return False
+
     def only_names_things(self, attribute: str) -> bool:
         """Every read of ``self.<attribute>`` formats it into text (``name=f"op_{n}"``): a
         counter that makes op names unique per trace, which is what such code wants."""
@@ -318,6 +344,12 @@ def _formats_text(node: ast.AST) -> bool:
             return isinstance(func.value, ast.Constant) and isinstance(func.value.value, str)
         return isinstance(func, ast.Name) and func.id == "str"
     return False
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    """``node`` is written inside ``outer`` (by line span)."""
+    return (outer.lineno <= node.lineno
+            and getattr(node, "end_lineno", node.lineno) <= getattr(outer, "end_lineno", 0))
 
 
 def _defaults(arguments: ast.arguments):

@@ -135,7 +135,8 @@ class ExternalContainerMutation(Rule):
     read only by traced code (`self.endpoints = {}` then `self.endpoints["stem"] = x`; a
     sub-layer's `endpoints` read by the traced model) is scratch and not reported. Caching
     on purpose at trace time (a dict of per-shape constants) is reported too; add
-    `# noqa: TFF102` to keep it.
+    `# noqa: TFF102` to keep it. A memo entry made once under `if key not in self._cache:`
+    is lazy initialisation, like `if self.x is None:`, and is not reported.
 
     ## References
     - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)

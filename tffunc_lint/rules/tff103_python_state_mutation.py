@@ -80,7 +80,9 @@ class PythonStateMutation(Rule):
     reported only with evidence of that: the traced code reads the state before it sets it
     (`self.counter += 1`, `if self.step == 0:`, `self.h = f(self.h)`: a value carried from
     call to call), or code outside the trace reads it (an untraced method or property,
-    another object's `layer.last_logits` in untraced code, module-level code). Scratch
+    another object's `layer.last_logits` in untraced code, module-level code, or for a
+    `nonlocal` variable the enclosing function's own code after the traced function and
+    its untraced helpers). Scratch
     state, set and then used within the same call (`self.kernel = sample(...)` then
     `x @ self.kernel`), is computed afresh by every trace and is not reported.
 
@@ -209,6 +211,10 @@ class PythonStateMutation(Rule):
         found = origin(self.context, name)
         if found.provenance is Provenance.GLOBAL and not self._outlives_trace(
                 statement, name, lambda use: use.global_outlives_trace(function.node, name)):
+            return
+        if (found.provenance is Provenance.CLOSURE and found.scope is not None
+                and not self._outlives_trace(statement, name, lambda use: (
+                    use.closure_outlives_trace(function.node, name, found.scope)))):
             return
         if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt(name):
             keyword = "global" if name in own.declared_global else "nonlocal"

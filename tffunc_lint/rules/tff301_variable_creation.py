@@ -75,7 +75,10 @@ class VariableCreatedInTfFunction(Rule):
     Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
     A `not self.built` (or "initialized") flag counts as such a guard too; other guards are
-    not recognised and are reported. Layers
+    not recognised and are reported. A builder handed to a get-or-create call
+    (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
+    project function whose name says it gets or creates) runs once and is not reported.
+    Layers
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
     call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
     (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
