@@ -653,8 +653,11 @@ def _declared(function: ast.AST, kind) -> FrozenSet[str]:
 
 # -- attributes ---------------------------------------------------------------------------------
 #: Methods that set an object up: attributes assigned there only are the object's fixed
-#: configuration. So are the lazy builders Keras layers call once (``_build_from_signature``).
-SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "build", "setUp"})
+#: configuration. So are the lazy builders Keras layers call once (``_build_from_signature``)
+#: and the hooks Keras runs while it loads a saved model, before the model is used.
+SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__", "build",
+                           "setUp", "load_assets", "load_own_variables", "build_from_config",
+                           "compile_from_config"})
 _BUILDER = re.compile(r"_*build")
 _TF_PREFIXES = ("tensorflow.", "keras.")
 #: Methods that create TensorFlow state on a Keras layer or a tf.Module.
@@ -896,9 +899,10 @@ class _AttributeWalker:
         for write in self.writes:
             calls = self.calls.get(write.method or "", [])
             family = self.result.family(write.cls)
-            if calls and len(calls) == self.references.get(write.method or "", 0) and all(
-                    cls in family and (unset is None or write.attribute in unset)
-                    for cls, unset in calls):
+            # Calls on another class's ``self`` reach that class's method of the same name.
+            own = [unset for cls, unset in calls if cls in family]
+            if own and len(calls) == self.references.get(write.method or "", 0) and all(
+                    unset is None or write.attribute in unset for unset in own):
                 self.result.once.setdefault(write.cls, {}).setdefault(
                     write.attribute, write.line)
             else:

@@ -74,12 +74,14 @@ class CapturedMutableAttribute(Rule):
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
-    Attributes assigned only in `__init__`, `build`, `__post_init__` or `setUp`, attributes
+    Attributes assigned only in `__init__`, `build`, `__post_init__`, `setUp` or the hooks
+    Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), attributes
     that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`),
     and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
     initialisation, which sets an attribute once while it is still unset: an assignment in
     the body of `if not self.x:` / `if self.x is None:` / `if not hasattr(self, "x"):`, or in
-    a method that the class calls only there (and from its set-up methods). A flag set that
+    a method that the class (or a subclass) calls only there and from its set-up methods.
+    A flag set that
     way (`self._is_initialized = True`, `self.built = True`) is not state that changes. The
     test of such an `if`, when its body sets the attribute, is not reported either, even if
     other code resets the flag. A read that follows, in the same traced function, its own
