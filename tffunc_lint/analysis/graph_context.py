@@ -18,8 +18,8 @@ from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
 
 from . import guards
 from ..finding import TraceReason
-from .module_index import (KERAS_GRAPH_METHODS, ONCE, TF_FUNCTION, ClassInfo, FunctionKey,
-                           ModuleIndex, Target)
+from .module_index import (KERAS_GRAPH_METHODS, KERAS_RUNS, ONCE, TF_FUNCTION, ClassInfo,
+                           FunctionKey, ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]
@@ -350,9 +350,14 @@ class TracedFunction:
 def _eager_steps(index: ModuleIndex, cls: ClassInfo) -> Set[str]:
     """The step methods of ``cls`` that module-level code calls directly on an instance
     bound at module level (``model = SimpleModel(); model.train_step(batch)``): that code
-    runs them eagerly; nothing in the module hands them to ``fit``."""
-    return {step for receiver, step in index.eager_steps
+    runs them eagerly, and ``call`` too when it is ``train_step`` (the model is trained by
+    hand, and ``self(x)`` in the step runs eagerly). None when an instance also goes to
+    ``fit``, ``evaluate`` or ``predict``, which trace the steps."""
+    used = {method for receiver, method in index.eager_steps
             if index.instances.get(receiver) == cls.qualname}
+    if used & KERAS_RUNS:
+        return set()
+    return used | {"call"} if "train_step" in used else used
 
 
 class GraphContext:

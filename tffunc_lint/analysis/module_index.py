@@ -89,6 +89,9 @@ STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
+#: Model methods through which Keras runs the step functions in graphs of its own.
+KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
+                        "predict_on_batch"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
@@ -202,8 +205,9 @@ class ModuleIndex:
     instances: Dict[str, str] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → class name as written."""
     eager_steps: Set[Tuple[str, str]] = field(default_factory=set)
-    """(receiver, step method) of Keras step methods that module-level code calls directly
-    (``model.train_step(batch)``): run eagerly, not through ``fit``."""
+    """(receiver, method) of the Keras step methods that module-level code calls directly
+    (``model.train_step(batch)``: run eagerly, not through ``fit``), and of the methods
+    that run them in graphs (``model.fit(...)``, ``KERAS_RUNS``)."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -713,7 +717,7 @@ class _Indexer:
         func = node.func
         qualified = self._qualified(func)
         if (scope.function is None and isinstance(func, ast.Attribute)
-                and func.attr in _KERAS_STEPS and isinstance(func.value, ast.Name)):
+                and func.attr in _KERAS_STEPS | KERAS_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))
         skipped: Set[int] = set()
         if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
