@@ -855,6 +855,8 @@ class _Indexer:
             key = scope.lookup(node.id)
             if key is not None:
                 return ("local", key)
+            if any(node.id in self._locals(outer) for outer in _chain(scope)):
+                return None  # a parameter or variable shadows the module's name
             if node.id in self.index.module_bindings:
                 return ("name", node.id)
             qualified = self._resolve(node.id)
