@@ -15,7 +15,8 @@ A simple intraprocedural taint, in statement order. Its sources are:
 
 A name assigned from an expression that uses a tainted name is tainted from that statement
 on (loop bodies are walked twice, so a name tainted late in a loop is tainted in the whole
-loop); taint only grows, branches are not told apart. Static properties break the taint:
+loop); the two branches of an ``if`` are walked apart, each from the taint before it, and
+joined after it. Static properties break the taint:
 ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
 ``int(x)`` … are plain Python values while tracing, and so are the results of NumPy calls
 (a NumPy call on a tensor is reported once, where it happens).
@@ -250,8 +251,12 @@ class _Flow:
         elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             self._assign(node, tainted)
         elif isinstance(node, cst.If):
-            self.suite(node.body, tainted)
-            self.suite(node.orelse, tainted)
+            # A name tainted in one branch is not tainted in the other: each starts from
+            # what holds before the ``if``; both reach the code after it.
+            body, orelse = set(tainted), set(tainted)
+            self.suite(node.body, body)
+            self.suite(node.orelse, orelse)
+            tainted |= body | orelse
         elif isinstance(node, (cst.For, cst.While)):
             for _ in range(2):  # names tainted late in the body reach its start
                 self._mark(node, tainted)
