@@ -206,8 +206,9 @@ class ModuleIndex:
     """Module-level ``name = SomeClass(...)``: name → class name as written."""
     eager_steps: Set[Tuple[str, str]] = field(default_factory=set)
     """(receiver, method) of the Keras step methods that module-level code calls directly
-    (``model.train_step(batch)``: run eagerly, not through ``fit``), and of the methods
-    that run them in graphs (``model.fit(...)``, ``KERAS_RUNS``)."""
+    (``model.train_step(batch)``: run eagerly, not through ``fit``), of the methods that
+    run them in graphs (``model.fit(...)``, ``KERAS_RUNS``), and ``(name, "__call__")`` for
+    the names module-level code calls (``model(x)``)."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -719,6 +720,8 @@ class _Indexer:
         if (scope.function is None and isinstance(func, ast.Attribute)
                 and func.attr in _KERAS_STEPS | KERAS_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))
+        elif scope.function is None and isinstance(func, ast.Name):
+            self.index.eager_steps.add((func.id, "__call__"))  # ``model(x)``, run eagerly
         skipped: Set[int] = set()
         if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
             for callable_ in _arguments(node, (0,), ("func",)):

@@ -84,7 +84,8 @@ class _Finder:
         if in_class and node.name in KERAS_GRAPH_METHODS:
             cls = self.index.classes.get(info.class_qualname or "")
             kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
-            if kind and not cls.eager:
+            if (kind and not cls.eager and not _called_eagerly(self.index, cls)
+                    and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
         private = node.name.startswith("_") and not node.name.endswith("__")
@@ -115,6 +116,38 @@ class _Finder:
         if callers:
             names = ", ".join(sorted(set(callers)))
             self.found[slot] = Redundant("inlined", names)
+
+
+def _called_eagerly(index, cls) -> bool:
+    """Module-level code calls an instance of ``cls`` (``pred = model(x)``): eagerly, so the
+    decorator is what runs that call as a graph."""
+    return any(method == "__call__" and index.instances.get(receiver) == cls.qualname
+               for receiver, method in index.eager_steps)
+
+
+#: Parameters of a Keras method that hold Python values, not tensors.
+_PYTHON_PARAMETERS = frozenset({"self", "training", "mask"})
+
+
+def _needs_autograph(method: ast.AST) -> bool:
+    """The method's own body has a loop, or an ``if`` on a value other than attributes,
+    constants, ``training`` or ``mask``: Keras 3 does not convert ``call`` with AutoGraph, so
+    the decorator may be what turns that Python control flow into graph control flow."""
+    parameters = {a.arg for a in (*method.args.posonlyargs, *method.args.args,
+                                  *method.args.kwonlyargs)} - _PYTHON_PARAMETERS
+    stack = list(method.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+        if isinstance(node, (ast.If, ast.IfExp)) and any(
+                isinstance(name, ast.Name) and name.id in parameters
+                for name in ast.walk(node.test)):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _through(reason, qualname: str) -> bool:
@@ -251,7 +284,11 @@ class RedundantTfFunction(Rule):
     module imports it. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables (which run
     eagerly when their caller does), and test code are not reported. A Keras class is
-    recognised through bases this module can resolve.
+    recognised through bases this module can resolve. A Keras method is not reported when
+    module-level code calls an instance of the class directly (`pred = model(x)` runs
+    eagerly: the decorator is what makes it a graph), nor when its body has a loop or an `if`
+    on one of its arguments: Keras 3 does not convert `call` with AutoGraph, so the
+    decorator is what turns that Python control flow into graph control flow.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
