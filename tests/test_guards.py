@@ -107,6 +107,20 @@ def test_initialised_targets(test, targets):
     assert guards.initialised_targets(expr(test)) == targets
 
 
+@pytest.mark.parametrize("test, targets", [
+    ("not self.initialized", {"self.initialized"}),
+    ("self.ready is False", {"self.ready"}),
+    ("self.ready == False", {"self.ready"}),
+    ("training and not self.initialized", {"self.initialized"}),
+    ("self.v is None", set()),
+    ("not initialized", set()),
+    ('not hasattr(self, "v")', set()),
+    ("self.ready", set()),
+])
+def test_flag_targets(test, targets):
+    assert guards.flag_targets(expr(test)) == targets
+
+
 def test_excluded_by_an_earlier_exit():
     exit_test = expr("not tf.executing_eagerly() and tf.is_tensor(x)")
     assert reader().excluded(expr("tf.is_tensor(x)"), [exit_test])

@@ -30,6 +30,8 @@ Per-file analyses (computed once per file through ``FileContext.fact``):
 - ``state_use``: whether state that traced code sets lives past the trace that sets it
   (carried from call to call, or read outside the trace), or is scratch.
 - ``tensor_taint``: which values of a traced function may be tensors.
+- ``graph_effects``: what code adds to the graph that changes state on every call (a
+  variable update, an attribute set to a tensor), following the class's own methods.
 - ``trace_output``: what a message written while tracing shows (a tensor's value, static
   information, an announcement of tracing), for TFF101 and TFF105 alike.
 - ``loop_kind``: which loops AutoGraph turns into graph loops.

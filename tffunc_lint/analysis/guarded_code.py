@@ -218,6 +218,22 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
     return False
 
 
+def flag_guard_tests(ancestors: Sequence[cst.CSTNode], target: str) -> List[ast.expr]:
+    """The tests, as ``ast`` expressions, of the ``if`` statements within its function whose
+    body holds the node being visited and that test ``target`` (``self.initialized``) as a
+    Python flag (``if not self.initialized:``; see ``guards.flag_targets``)."""
+    found: List[ast.expr] = []
+    for index in range(len(ancestors) - 1, 0, -1):
+        node, child = ancestors[index - 1], ancestors[index]
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(node, cst.If) and child is node.body:
+            tree = as_ast(node.test)
+            if tree is not None and target in guards.flag_targets(tree):
+                found.append(tree)
+    return found
+
+
 def _read_test(test: cst.BaseExpression, read):
     """``read`` applied to the ``ast`` form of a LibCST test (empty if it has none)."""
     tree = as_ast(test)

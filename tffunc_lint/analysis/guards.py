@@ -340,6 +340,25 @@ def lazy_guard(test: ast.expr) -> bool:
     return False
 
 
+def flag_targets(test: ast.expr) -> FrozenSet[str]:
+    """The Python flags ``test`` being true finds unset, as dotted names: ``not self.x``,
+    ``self.x is False``, ``self.x == False``, and ``and``/``or`` combinations holding one
+    (``if training and not self.initialized:``). Empty when it tests no flag."""
+    if isinstance(test, ast.BoolOp):
+        return frozenset().union(*(flag_targets(value) for value in test.values))
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        flag = test.operand
+    elif (isinstance(test, ast.Compare) and len(test.ops) == 1
+          and isinstance(test.ops[0], (ast.Is, ast.Eq))
+          and isinstance(test.comparators[0], ast.Constant)
+          and test.comparators[0].value is False):
+        flag = test.left
+    else:
+        return frozenset()
+    name = ast_dotted_name(flag) if isinstance(flag, ast.Attribute) else None
+    return frozenset([name]) if name else frozenset()
+
+
 def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` being true finds set up (``self.x is not None``, ``self.x``,
     ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""

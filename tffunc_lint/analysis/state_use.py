@@ -15,6 +15,13 @@ assignment is harmful only with evidence that the value must live past that trac
 A counter of traces (``num_traces += 1``, ``self.trace_count += 1``) counts traces on
 purpose; it is no evidence of harm.
 
+A Python flag that guards one-time code (``if not self.initialized: ...;
+self.initialized = True``) is read before it is set too, but it is the singleton pattern:
+the code it guards runs once, on the first trace. Whether that is right depends on what the
+guarded code adds to the graph (``graph_effects``); :meth:`StateUse.flag_guards` finds the
+guards of a flag, also when the guarded code sets it in a method it calls
+(``if not self._initialized: self._initialize_weights(x)``).
+
 :class:`StateUse` answers for one module, from its ``ast`` tree, computed once per file
 (``FileContext.fact``). Attributes are those of ``self`` (the first parameter of a method);
 globals are module-level names.
@@ -26,7 +33,9 @@ import ast
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from . import guards
 from .container_provenance import is_traced_node
+from .graph_effects import GraphEffects
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -91,6 +100,8 @@ class StateUse:
         """Ids of the attribute and name loads that occur inside text formatting."""
         self._foreign: Dict[str, set] = {}
         """Attribute → functions (0: module level) reading it on an object not their own."""
+        self._flag_guards: Dict[str, List[Tuple[ast.AST, ast.If]]] = {}
+        """Attribute → the functions and ``if`` statements that test it as a Python flag."""
         tree = context.tree
         if tree is not None:
             self._walk(tree.body, None, None, frozenset())
@@ -153,6 +164,32 @@ class StateUse:
         loads = sum(len(u.loads) + len(u.static_loads) for u in uses)
         return bool(loads) and loads == sum(u.formatted for u in uses)
 
+    def flag_guards(self, function: ast.AST, attribute: str
+                    ) -> List[Tuple[ast.AST, ast.If]]:
+        """The ``if`` statements of traced methods that test ``self.<attribute>`` as a Python
+        flag (``if not self.initialized:``) and whose guarded code sets it in ``function``,
+        with the method holding each: the ``if`` is in ``function`` and its body sets the
+        flag, or its body calls ``function`` through methods of the same class.
+
+        Only flags of code meant to run once: not when other code of the class resets the
+        flag (``self.sampled_weights = False`` in ``set_weights``) or runs the guarded
+        methods without the guard (``get_initial_state`` calls ``_sample_weights``). Such a
+        flag marks a cache that is refreshed, not one-time initialisation."""
+        found = []
+        effects = GraphEffects.of(self._context)
+        for guard_function, guard in self._flag_guards.get(attribute, ()):
+            if guard_function is function:
+                if not _sets_attribute(guard.body, _receiver(guard_function), attribute):
+                    continue
+            elif not (effects.class_of(guard_function) is not None
+                      and effects.class_of(guard_function) is effects.class_of(function)
+                      and self._traced(id(guard_function))
+                      and function in _called_methods(guard.body, guard_function, effects)):
+                continue
+            if not _refreshed(guard_function, guard, attribute, effects):
+                found.append((guard_function, guard))
+        return found
+
     @staticmethod
     def counts_traces(target: str, increment: bool) -> bool:
         """``num_traces += 1`` (``increment``: an augmented assignment of a constant) to a
@@ -203,6 +240,13 @@ class StateUse:
         if isinstance(statement, ast.ClassDef):
             self._walk(statement.body, _CLASS_BODY, None, frozenset())
             return
+        if (isinstance(statement, ast.If) and receiver is not None
+                and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _receiver(function) == receiver):
+            for tested in guards.flag_targets(statement.test):
+                base, _, attribute = tested.partition(".")
+                if base == receiver and "." not in attribute:
+                    self._flag_guards.setdefault(attribute, []).append((function, statement))
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.stmt):
                 self._statement(child, function, receiver, local)
@@ -285,6 +329,70 @@ class StateUse:
         else:
             (uses.static_loads if static else uses.loads).append(access)
             uses.formatted += id(node) in self._formatted
+
+
+def _receiver(method: ast.AST) -> Optional[str]:
+    positional = [*method.args.posonlyargs, *method.args.args]
+    return positional[0].arg if positional else None
+
+
+def _sets_attribute(statements, receiver: Optional[str], attribute: str) -> bool:
+    """One of ``statements`` assigns ``<receiver>.<attribute>``."""
+    return receiver is not None and any(
+        isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+        and node.attr == attribute and isinstance(node.value, ast.Name)
+        and node.value.id == receiver
+        for statement in statements for node in ast.walk(statement))
+
+
+def _called_methods(statements, method: ast.AST, effects: GraphEffects) -> List[ast.AST]:
+    """The methods of ``method``'s class that ``statements`` call on the receiver
+    (``self._init(x)``), and those they call in turn."""
+    methods = effects.methods(method)
+    found: List[ast.AST] = []
+    pending = [(statements, _receiver(method))]
+    while pending:
+        body, receiver = pending.pop()
+        for node in (n for statement in body for n in ast.walk(statement)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == receiver and node.func.attr in methods):
+                callee = methods[node.func.attr]
+                if callee not in found:
+                    found.append(callee)
+                    pending.append((callee.body, _receiver(callee)))
+    return found
+
+
+def _refreshed(guard_function: ast.AST, guard: ast.If, attribute: str,
+               effects: GraphEffects) -> bool:
+    """Code of the class outside ``guard`` resets the flag ``self.<attribute>`` to a false
+    constant (set-up methods aside) or calls a method the guarded code calls."""
+    guarded = _called_methods(guard.body, guard_function, effects)
+    names = {method.name for method in guarded}
+    inside = {id(node) for statement in guard.body for node in ast.walk(statement)}
+    for method in effects.methods(guard_function).values():
+        if method in guarded:
+            continue
+        receiver = _receiver(method)
+        set_up = method.name in _SET_UP_METHODS or "build" in method.name.lower()
+        for node in ast.walk(method):
+            if id(node) in inside:
+                continue
+            if (not set_up and isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Constant) and not node.value.value
+                    and any(_is_own(target, receiver, attribute) for target in node.targets)):
+                return True
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in names and _is_own(node.func, receiver)):
+                return True
+    return False
+
+
+def _is_own(node: ast.AST, receiver: Optional[str], attribute: Optional[str] = None) -> bool:
+    """``node`` is ``<receiver>.<attribute>`` (any attribute without one)."""
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == receiver and attribute in (None, node.attr))
 
 
 #: Methods that change a container in place.
