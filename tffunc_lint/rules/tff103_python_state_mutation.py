@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.container_provenance import (Provenance, module_scopes, origin,
                                              outliving_names)
+from ..analysis.graph_effects import GraphEffects, Operation
+from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
 from ..analysis.state_use import StateUse
 from ..rule import Rule
@@ -56,6 +59,25 @@ _ATTRIBUTE_TARGETS = re.compile(
 _ATTRIBUTE_BASE = re.compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
+def _sets_flag(value: Optional[cst.BaseExpression]) -> bool:
+    """``True`` or a non-zero number: what makes ``if not self.initialized:`` false."""
+    if isinstance(value, cst.Name):
+        return value.value == "True"
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return bool(value.evaluated_value)
+    return False
+
+
+def _flag_message(target: str, guard: ast.If, operation: Operation) -> str:
+    through = f", through `{operation.through}`" if operation.through else ""
+    return (f"`{target}` is a Python flag: tf.function reads it only while tracing, so the "
+            f"initialisation it guards (`{operation.text}` at line {operation.line}{through}) "
+            "is part "
+            "of the graph and runs on every call, and a retrace that sees the flag set drops "
+            "it; keep the flag in a tf.Variable and branch with tf.cond, or run the "
+            "initialisation eagerly (before training, or in build())")
+
+
 class PythonStateMutation(Rule):
     """Python state outside the traced function is rebound while tracing.
 
@@ -63,7 +85,9 @@ class PythonStateMutation(Rule):
     Flags assignments, in traced code, to a name declared `global` or `nonlocal`, and to an
     attribute of `self` or of another object that outlives the call (a module global, a
     variable of an enclosing function that is not traced): `self.counter += 1`,
-    `holder.field = t`.
+    `holder.field = t`. Also flags the assignment that sets a Python flag guarding
+    data-dependent initialisation (`if not self.initialized: self._init(x);
+    self.initialized = True`).
 
     ## Why is this bad?
     `tf.function` runs the Python body only while it traces a graph. The assignment happens
@@ -85,6 +109,18 @@ class PythonStateMutation(Rule):
     its untraced helpers). Scratch
     state, set and then used within the same call (`self.kernel = sample(...)` then
     `x @ self.kernel`), is computed afresh by every trace and is not reported.
+
+    A Python flag that guards initialisation (`if not self.initialized: ...;
+    self.initialized = True`, also when a method the guard calls sets it) is read only while
+    tracing: the guarded code runs once, on the first trace, which is right for code that
+    only creates variables and layers or does Python work. But when that code adds
+    operations that change state to the graph (a variable's `assign`, `assign_add` …, or an
+    attribute set to the result of a TensorFlow operation or of a layer call, also in
+    methods of the class it calls), those operations are part of the graph: they run on
+    every call, re-initialising from each batch, and a retrace, which sees the flag set,
+    drops them. This is reported at the flag's assignment. Keep the flag in a `tf.Variable`
+    and branch with `tf.cond` (as tensorflow-addons' `WeightNormalization` does), or run the
+    initialisation eagerly, before training or in `build()`.
 
     ## Example
     ```python
@@ -126,7 +162,13 @@ class PythonStateMutation(Rule):
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
     Not reported: code inside `with tf.init_scope():`; the lazy-initialisation pattern
-    `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`);
+    `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`, or
+    a Python flag whose guarded code only creates variables and layers, computes their
+    initial values, or does Python work; a layer called there only to build it, its result
+    thrown away, adds nothing the graph keeps; nor a flag that other code of the class
+    resets, or whose guarded methods other code calls without it, as edward2's sampled
+    weights, which `get_initial_state` samples again: a refreshed cache, not one-time
+    initialisation);
     assignments of new variables, weights and Keras layers (TFF301 checks those); and
     assignments in `__init__` and `build` methods, which set an object up once. Attributes
     of parameters other than `self` are not reported (the object may be made by the caller
@@ -231,6 +273,12 @@ class PythonStateMutation(Rule):
         if found.provenance not in (Provenance.ATTRIBUTE, Provenance.GLOBAL,
                                     Provenance.CLOSURE):
             return
+        if found.provenance is Provenance.ATTRIBUTE and _sets_flag(value) and not (
+                self._in_set_up_method()):
+            guarded = self._guarded_operation(dotted)
+            if guarded is not None:
+                self.report(statement, _flag_message(dotted, *guarded))
+                return
         if self._exempt(dotted) or (value is not None and (
                 self._creates_state(value) or _static_metadata(value))):
             return
@@ -260,10 +308,37 @@ class PythonStateMutation(Rule):
             return False
         return outlives(use)
 
-    def _exempt(self, target: str) -> bool:
+    def _in_set_up_method(self) -> bool:
         function = self.context.function
         name = function.qualname.rpartition(".")[2] if function is not None else ""
-        return (name in _SET_UP_METHODS or "build" in name.lower() or self.context.in_one_time_setup((target,)))
+        return name in _SET_UP_METHODS or "build" in name.lower()
+
+    def _exempt(self, target: str) -> bool:
+        return self._in_set_up_method() or self.context.in_one_time_setup((target,))
+
+    def _guarded_operation(self, target: str) -> Optional[Tuple[ast.If, Operation]]:
+        """The Python flag ``target`` guards code in traced code (``if not
+        self.initialized:``) that sets it, and that code adds an operation to the graph that
+        changes state on every call: the guard and that operation (see ``state_use`` and
+        ``graph_effects``). None when the guarded code only sets things up."""
+        function = self.context.function
+        if function is None or function.node is None:
+            return None
+        attribute = target.partition(".")[2]
+        tests = None
+        guards = StateUse.of(self.context).flag_guards(function.node, attribute)
+        for guard_function, guard in guards:
+            if guard_function is function.node:  # the flag is set in the guarded code here
+                if tests is None:
+                    tests = [ast.dump(test)
+                             for test in flag_guard_tests(self.context.ancestors, target)]
+                if ast.dump(guard.test) not in tests:
+                    continue
+            operation = GraphEffects.of(self.context).operation(
+                guard.body, guard_function, ignore=frozenset({attribute}))
+            if operation is not None:
+                return guard, operation
+        return None
 
     def _creates_state(self, value: cst.BaseExpression) -> bool:
         """A new variable, weight or Keras layer: TFF301's business, not this rule's."""
