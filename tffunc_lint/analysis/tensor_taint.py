@@ -39,6 +39,8 @@ from .names import assigned_names
 STATIC_ATTRIBUTES = frozenset({
     "shape", "dtype", "ndim", "name", "rank", "device", "graph", "op", "get_shape",
     "as_list", "is_fully_defined", "_keras_mask", "__class__", "__name__", "__len__",
+    # A mapping's keys are never tensors: a tf.Tensor is not hashable.
+    "keys",
 })
 #: Calls whose result is a Python value even when given a tensor.
 STATIC_CALLS = frozenset({

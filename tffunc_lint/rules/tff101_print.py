@@ -8,7 +8,8 @@ from typing import Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.loop_kind import in_graph_loop
-from ..analysis.trace_output import announces_tracing, plain_message, shows_tensor_value
+from ..analysis.trace_output import (announces_tracing, plain_message, shows_tensor_value,
+                                     under_static_check)
 from ..rule import Rule
 
 
@@ -69,7 +70,10 @@ class PrintInTfFunction(Rule):
     "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
     followed as TFF105 follows them (parameters of directly traced functions, results of
     TensorFlow operations); a value the analysis cannot show is a tensor (a helper's
-    parameter, a Python number) gives no evidence of harm and is not reported.
+    parameter, a Python number) gives no evidence of harm and is not reported. A fixed
+    message under `if` tests that are Python values while tracing
+    (`if len(sizes) == 0: print("Frame too large")`) checks what is being traced, once per
+    trace by design, and is not reported either.
     `tf.print` writes to standard error by default; pass
     `output_stream=sys.stdout` to keep printing to standard output.
 
@@ -115,7 +119,7 @@ class PrintInTfFunction(Rule):
             return self.message
         if in_graph_loop(context):
             return _LOOP_MESSAGE
-        if plain_message(node):
+        if plain_message(node) and not under_static_check(context):
             return _MESSAGE_PER_CALL
         return None
 
