@@ -107,18 +107,20 @@ def test_initialised_targets(test, targets):
     assert guards.initialised_targets(expr(test)) == targets
 
 
-@pytest.mark.parametrize("test, targets", [
-    ("not self.initialized", {"self.initialized"}),
-    ("self.ready is False", {"self.ready"}),
-    ("self.ready == False", {"self.ready"}),
-    ("training and not self.initialized", {"self.initialized"}),
-    ("self.v is None", set()),
-    ("not initialized", set()),
-    ('not hasattr(self, "v")', set()),
-    ("self.ready", set()),
+@pytest.mark.parametrize("test, flags", [
+    ("not self.initialized", {"self.initialized": False}),
+    ("self.ready is False", {"self.ready": False}),
+    ("self.ready == False", {"self.ready": False}),
+    ("training and not self.initialized", {"self.initialized": False}),
+    ("self.first_call", {"self.first_call": True}),
+    ("self.first_call is True", {"self.first_call": True}),
+    ("self.v is None", {}),
+    ("not initialized", {}),
+    ('not hasattr(self, "v")', {}),
+    ("self.count == 0", {}),
 ])
-def test_flag_targets(test, targets):
-    assert guards.flag_targets(expr(test)) == targets
+def test_flag_tests(test, flags):
+    assert guards.flag_tests(expr(test)) == flags
 
 
 def test_excluded_by_an_earlier_exit():

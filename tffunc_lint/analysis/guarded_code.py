@@ -219,18 +219,30 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
 
 
 def flag_guard_tests(ancestors: Sequence[cst.CSTNode], target: str) -> List[ast.expr]:
-    """The tests, as ``ast`` expressions, of the ``if`` statements within its function whose
-    body holds the node being visited and that test ``target`` (``self.initialized``) as a
-    Python flag (``if not self.initialized:``; see ``guards.flag_targets``)."""
+    """The tests, as ``ast`` expressions, of the ``if`` statements within its function that
+    test ``target`` (``self.initialized``) as a Python flag (``if not self.initialized:``;
+    see ``guards.flag_tests``) and whose body holds the node being visited, or that come
+    before it in a block holding it (``if not self.initialized: ...`` then
+    ``self.initialized = True``)."""
     found: List[ast.expr] = []
+
+    def add(test: cst.BaseExpression) -> None:
+        tree = as_ast(test)
+        if tree is not None and target in guards.flag_tests(tree):
+            found.append(tree)
+
     for index in range(len(ancestors) - 1, 0, -1):
         node, child = ancestors[index - 1], ancestors[index]
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             break
         if isinstance(node, cst.If) and child is node.body:
-            tree = as_ast(node.test)
-            if tree is not None and target in guards.flag_targets(tree):
-                found.append(tree)
+            add(node.test)
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+            for earlier in node.body:
+                if earlier is child:
+                    break
+                if isinstance(earlier, cst.If):
+                    add(earlier.test)
     return found
 
 

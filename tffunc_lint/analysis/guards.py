@@ -340,23 +340,29 @@ def lazy_guard(test: ast.expr) -> bool:
     return False
 
 
-def flag_targets(test: ast.expr) -> FrozenSet[str]:
-    """The Python flags ``test`` being true finds unset, as dotted names: ``not self.x``,
-    ``self.x is False``, ``self.x == False``, and ``and``/``or`` combinations holding one
-    (``if training and not self.initialized:``). Empty when it tests no flag."""
+def flag_tests(test: ast.expr) -> Dict[str, bool]:
+    """The Python flags ``test`` reads, as dotted names, each with the truth value it has
+    when ``test`` is true: ``not self.x``, ``self.x is False``, ``self.x == False`` (False);
+    ``self.x``, ``self.x is True``, ``self.x == True`` (True); and ``and``/``or``
+    combinations holding them (``if training and not self.initialized:``). Empty when it
+    tests no flag."""
     if isinstance(test, ast.BoolOp):
-        return frozenset().union(*(flag_targets(value) for value in test.values))
+        found: Dict[str, bool] = {}
+        for value in test.values:
+            found.update(flag_tests(value))
+        return found
+    wanted = True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        flag = test.operand
+        flag, wanted = test.operand, False
     elif (isinstance(test, ast.Compare) and len(test.ops) == 1
           and isinstance(test.ops[0], (ast.Is, ast.Eq))
           and isinstance(test.comparators[0], ast.Constant)
-          and test.comparators[0].value is False):
-        flag = test.left
+          and isinstance(test.comparators[0].value, bool)):
+        flag, wanted = test.left, test.comparators[0].value
     else:
-        return frozenset()
+        flag = test
     name = ast_dotted_name(flag) if isinstance(flag, ast.Attribute) else None
-    return frozenset([name]) if name else frozenset()
+    return {name: wanted} if name else {}
 
 
 def initialised_targets(test: ast.expr) -> FrozenSet[str]:

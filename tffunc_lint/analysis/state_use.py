@@ -100,8 +100,9 @@ class StateUse:
         """Ids of the attribute and name loads that occur inside text formatting."""
         self._foreign: Dict[str, set] = {}
         """Attribute → functions (0: module level) reading it on an object not their own."""
-        self._flag_guards: Dict[str, List[Tuple[ast.AST, ast.If]]] = {}
-        """Attribute → the functions and ``if`` statements that test it as a Python flag."""
+        self._flag_guards: Dict[str, List[Tuple[ast.AST, ast.If, bool]]] = {}
+        """Attribute → the functions and ``if`` statements that test it as a Python flag,
+        with the flag's truth value when the guarded code runs."""
         tree = context.tree
         if tree is not None:
             self._walk(tree.body, None, None, frozenset())
@@ -164,12 +165,14 @@ class StateUse:
         loads = sum(len(u.loads) + len(u.static_loads) for u in uses)
         return bool(loads) and loads == sum(u.formatted for u in uses)
 
-    def flag_guards(self, function: ast.AST, attribute: str
+    def flag_guards(self, function: ast.AST, attribute: str, value: bool
                     ) -> List[Tuple[ast.AST, ast.If]]:
         """The ``if`` statements of traced methods that test ``self.<attribute>`` as a Python
-        flag (``if not self.initialized:``) and whose guarded code sets it in ``function``,
-        with the method holding each: the ``if`` is in ``function`` and its body sets the
-        flag, or its body calls ``function`` through methods of the same class.
+        flag (``if not self.initialized:``, ``if self.first_call:``) and whose guarded code
+        closes them, setting the flag to ``value`` (True, False), in ``function``,
+        with the method holding each: the ``if`` is in ``function`` and its body, or a
+        statement after it in the same block, sets the flag; or its body calls ``function``
+        through methods of the same class.
 
         Only flags of code meant to run once: not when other code of the class resets the
         flag (``self.sampled_weights = False`` in ``set_weights``) or runs the guarded
@@ -177,16 +180,20 @@ class StateUse:
         flag marks a cache that is refreshed, not one-time initialisation."""
         found = []
         effects = GraphEffects.of(self._context)
-        for guard_function, guard in self._flag_guards.get(attribute, ()):
+        for guard_function, guard, running in self._flag_guards.get(attribute, ()):
+            if running == value:
+                continue
             if guard_function is function:
-                if not _sets_attribute(guard.body, _receiver(guard_function), attribute):
+                receiver = _receiver(guard_function)
+                if not (_sets_attribute(guard.body, receiver, attribute) or _sets_attribute(
+                        _later_statements(guard_function, guard), receiver, attribute)):
                     continue
             elif not (effects.class_of(guard_function) is not None
                       and effects.class_of(guard_function) is effects.class_of(function)
                       and self._traced(id(guard_function))
                       and function in _called_methods(guard.body, guard_function, effects)):
                 continue
-            if not _refreshed(guard_function, guard, attribute, effects):
+            if not _refreshed(guard_function, guard, attribute, running, effects):
                 found.append((guard_function, guard))
         return found
 
@@ -243,10 +250,11 @@ class StateUse:
         if (isinstance(statement, ast.If) and receiver is not None
                 and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and _receiver(function) == receiver):
-            for tested in guards.flag_targets(statement.test):
+            for tested, running in guards.flag_tests(statement.test).items():
                 base, _, attribute = tested.partition(".")
                 if base == receiver and "." not in attribute:
-                    self._flag_guards.setdefault(attribute, []).append((function, statement))
+                    self._flag_guards.setdefault(attribute, []).append(
+                        (function, statement, running))
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.stmt):
                 self._statement(child, function, receiver, local)
@@ -345,6 +353,16 @@ def _sets_attribute(statements, receiver: Optional[str], attribute: str) -> bool
         for statement in statements for node in ast.walk(statement))
 
 
+def _later_statements(function: ast.AST, statement: ast.stmt) -> List[ast.stmt]:
+    """The statements after ``statement`` in the block of ``function`` that holds it."""
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and statement in block:
+                return block[block.index(statement) + 1:]
+    return []
+
+
 def _called_methods(statements, method: ast.AST, effects: GraphEffects) -> List[ast.AST]:
     """The methods of ``method``'s class that ``statements`` call on the receiver
     (``self._init(x)``), and those they call in turn."""
@@ -364,10 +382,11 @@ def _called_methods(statements, method: ast.AST, effects: GraphEffects) -> List[
     return found
 
 
-def _refreshed(guard_function: ast.AST, guard: ast.If, attribute: str,
+def _refreshed(guard_function: ast.AST, guard: ast.If, attribute: str, running: bool,
                effects: GraphEffects) -> bool:
-    """Code of the class outside ``guard`` resets the flag ``self.<attribute>`` to a false
-    constant (set-up methods aside) or calls a method the guarded code calls."""
+    """Code of the class outside ``guard`` resets the flag ``self.<attribute>`` to a constant
+    that runs the guard again (``running``: its truth value then; set-up methods aside) or
+    calls a method the guarded code calls."""
     guarded = _called_methods(guard.body, guard_function, effects)
     names = {method.name for method in guarded}
     inside = {id(node) for statement in guard.body for node in ast.walk(statement)}
@@ -380,7 +399,8 @@ def _refreshed(guard_function: ast.AST, guard: ast.If, attribute: str,
             if id(node) in inside:
                 continue
             if (not set_up and isinstance(node, ast.Assign)
-                    and isinstance(node.value, ast.Constant) and not node.value.value
+                    and isinstance(node.value, ast.Constant)
+                    and bool(node.value.value) == running
                     and any(_is_own(target, receiver, attribute) for target in node.targets)):
                 return True
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -59,13 +59,14 @@ _ATTRIBUTE_TARGETS = re.compile(
 _ATTRIBUTE_BASE = re.compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
-def _sets_flag(value: Optional[cst.BaseExpression]) -> bool:
-    """``True`` or a non-zero number: what makes ``if not self.initialized:`` false."""
-    if isinstance(value, cst.Name):
+def _flag_value(value: Optional[cst.BaseExpression]) -> Optional[bool]:
+    """The truth value of a flag's new value (``True``, ``False``, a number); None for
+    anything else."""
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
         return value.value == "True"
     if isinstance(value, (cst.Integer, cst.Float)):
         return bool(value.evaluated_value)
-    return False
+    return None
 
 
 def _flag_message(target: str, guard: ast.If, operation: Operation) -> str:
@@ -111,8 +112,9 @@ class PythonStateMutation(Rule):
     `x @ self.kernel`), is computed afresh by every trace and is not reported.
 
     A Python flag that guards initialisation (`if not self.initialized: ...;
-    self.initialized = True`, also when a method the guard calls sets it) is read only while
-    tracing: the guarded code runs once, on the first trace, which is right for code that
+    self.initialized = True`, or `if self.first_call: ...; self.first_call = False`; also
+    when the flag is set after the `if`, or by a method the guarded code calls) is read
+    only while tracing: the guarded code runs once, on the first trace, which is right for code that
     only creates variables and layers or does Python work. But when that code adds
     operations that change state to the graph (a variable's `assign`, `assign_add` …, or an
     attribute set to the result of a TensorFlow operation or of a layer call, also in
@@ -273,9 +275,10 @@ class PythonStateMutation(Rule):
         if found.provenance not in (Provenance.ATTRIBUTE, Provenance.GLOBAL,
                                     Provenance.CLOSURE):
             return
-        if found.provenance is Provenance.ATTRIBUTE and _sets_flag(value) and not (
+        flag = _flag_value(value)
+        if found.provenance is Provenance.ATTRIBUTE and flag is not None and not (
                 self._in_set_up_method()):
-            guarded = self._guarded_operation(dotted)
+            guarded = self._guarded_operation(dotted, flag)
             if guarded is not None:
                 self.report(statement, _flag_message(dotted, *guarded))
                 return
@@ -316,9 +319,11 @@ class PythonStateMutation(Rule):
     def _exempt(self, target: str) -> bool:
         return self._in_set_up_method() or self.context.in_one_time_setup((target,))
 
-    def _guarded_operation(self, target: str) -> Optional[Tuple[ast.If, Operation]]:
+    def _guarded_operation(self, target: str, value: bool
+                           ) -> Optional[Tuple[ast.If, Operation]]:
         """The Python flag ``target`` guards code in traced code (``if not
-        self.initialized:``) that sets it, and that code adds an operation to the graph that
+        self.initialized:``) that sets it (to ``value``, which closes the guard), and that
+        code adds an operation to the graph that
         changes state on every call: the guard and that operation (see ``state_use`` and
         ``graph_effects``). None when the guarded code only sets things up."""
         function = self.context.function
@@ -326,7 +331,7 @@ class PythonStateMutation(Rule):
             return None
         attribute = target.partition(".")[2]
         tests = None
-        guards = StateUse.of(self.context).flag_guards(function.node, attribute)
+        guards = StateUse.of(self.context).flag_guards(function.node, attribute, value)
         for guard_function, guard in guards:
             if guard_function is function.node:  # the flag is set in the guarded code here
                 if tests is None:
