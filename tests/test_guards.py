@@ -114,9 +114,10 @@ def test_initialised_targets(test, targets):
     ("training and not self.initialized", {"self.initialized": False}),
     ("self.first_call", {"self.first_call": True}),
     ("self.first_call is True", {"self.first_call": True}),
+    ('not getattr(self, "initialized", False)', {"self.initialized": False}),
+    ('not hasattr(self, "initialized")', {"self.initialized": False}),
     ("self.v is None", {}),
     ("not initialized", {}),
-    ('not hasattr(self, "v")', {}),
     ("self.count == 0", {}),
 ])
 def test_flag_tests(test, flags):

@@ -343,7 +343,8 @@ def lazy_guard(test: ast.expr) -> bool:
 def flag_tests(test: ast.expr) -> Dict[str, bool]:
     """The Python flags ``test`` reads, as dotted names, each with the truth value it has
     when ``test`` is true: ``not self.x``, ``self.x is False``, ``self.x == False`` (False);
-    ``self.x``, ``self.x is True``, ``self.x == True`` (True); and ``and``/``or``
+    ``self.x``, ``self.x is True``, ``self.x == True`` (True); ``getattr(self, "x", False)``
+    and ``hasattr(self, "x")`` as ``self.x``; and ``and``/``or``
     combinations holding them (``if training and not self.initialized:``). Empty when it
     tests no flag."""
     if isinstance(test, ast.BoolOp):
@@ -361,7 +362,7 @@ def flag_tests(test: ast.expr) -> Dict[str, bool]:
         flag, wanted = test.left, test.comparators[0].value
     else:
         flag = test
-    name = ast_dotted_name(flag) if isinstance(flag, ast.Attribute) else None
+    name = ast_dotted_name(flag) if isinstance(flag, ast.Attribute) else _attribute_test(flag)
     return {name: wanted} if name else {}
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from . import guards
 from .container_provenance import is_traced_node
@@ -83,6 +83,15 @@ class _Uses:
         return False
 
 
+class FlagGuard(NamedTuple):
+    """An ``if`` that tests a Python flag, the method holding it, and the code it guards
+    (its body, or what follows it when it exits: ``if self.initialized: return x``)."""
+
+    function: ast.AST
+    node: ast.If
+    body: List[ast.stmt]
+
+
 class StateUse:
     """Where the module reads and sets ``self.<attribute>`` and its globals, per function."""
 
@@ -100,9 +109,10 @@ class StateUse:
         """Ids of the attribute and name loads that occur inside text formatting."""
         self._foreign: Dict[str, set] = {}
         """Attribute → functions (0: module level) reading it on an object not their own."""
-        self._flag_guards: Dict[str, List[Tuple[ast.AST, ast.If, bool]]] = {}
+        self._flag_guards: Dict[str, List[Tuple[ast.AST, ast.If, bool, bool]]] = {}
         """Attribute → the functions and ``if`` statements that test it as a Python flag,
-        with the flag's truth value when the guarded code runs."""
+        with the flag's truth value when the guarded code runs, and whether the guarded
+        code is what follows an ``if`` that exits (``if self.initialized: return x``)."""
         tree = context.tree
         if tree is not None:
             self._walk(tree.body, None, None, frozenset())
@@ -166,13 +176,14 @@ class StateUse:
         return bool(loads) and loads == sum(u.formatted for u in uses)
 
     def flag_guards(self, function: ast.AST, attribute: str, value: bool
-                    ) -> List[Tuple[ast.AST, ast.If]]:
+                    ) -> List[FlagGuard]:
         """The ``if`` statements of traced methods that test ``self.<attribute>`` as a Python
-        flag (``if not self.initialized:``, ``if self.first_call:``) and whose guarded code
-        closes them, setting the flag to ``value`` (True, False), in ``function``,
-        with the method holding each: the ``if`` is in ``function`` and its body, or a
-        statement after it in the same block, sets the flag; or its body calls ``function``
-        through methods of the same class.
+        flag (``if not self.initialized:``, ``if self.first_call:``, or
+        ``if self.initialized: return ...`` before the guarded code) and whose guarded code
+        closes them, setting the flag to ``value`` (True, False), in ``function``: the
+        ``if`` is in ``function`` and its guarded code, or a statement after the ``if`` in
+        the same block, sets the flag; or its guarded code calls ``function`` through
+        methods of the same class.
 
         Only flags of code meant to run once: not when other code of the class resets the
         flag (``self.sampled_weights = False`` in ``set_weights``) or runs the guarded
@@ -180,21 +191,24 @@ class StateUse:
         flag marks a cache that is refreshed, not one-time initialisation."""
         found = []
         effects = GraphEffects.of(self._context)
-        for guard_function, guard, running in self._flag_guards.get(attribute, ()):
+        for guard_function, guard, running, after_exit in self._flag_guards.get(attribute, ()):
             if running == value:
                 continue
+            later = _later_statements(guard_function, guard)
+            body = later if after_exit else guard.body
             if guard_function is function:
                 receiver = _receiver(guard_function)
-                if not (_sets_attribute(guard.body, receiver, attribute) or _sets_attribute(
-                        _later_statements(guard_function, guard), receiver, attribute)):
+                if not (_sets_attribute(body, receiver, attribute)
+                        or _sets_attribute(later, receiver, attribute)):
                     continue
             elif not (effects.class_of(guard_function) is not None
                       and effects.class_of(guard_function) is effects.class_of(function)
                       and self._traced(id(guard_function))
-                      and function in _called_methods(guard.body, guard_function, effects)):
+                      and function in _called_methods(body, guard_function, effects)):
                 continue
-            if not _refreshed(guard_function, guard, attribute, running, effects):
-                found.append((guard_function, guard))
+            flag_guard = FlagGuard(guard_function, guard, body)
+            if not _refreshed(flag_guard, attribute, running, effects):
+                found.append(flag_guard)
         return found
 
     @staticmethod
@@ -250,11 +264,14 @@ class StateUse:
         if (isinstance(statement, ast.If) and receiver is not None
                 and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and _receiver(function) == receiver):
+            exit_guard = not statement.orelse and guards.exits(statement.body)
             for tested, running in guards.flag_tests(statement.test).items():
                 base, _, attribute = tested.partition(".")
                 if base == receiver and "." not in attribute:
-                    self._flag_guards.setdefault(attribute, []).append(
-                        (function, statement, running))
+                    found = self._flag_guards.setdefault(attribute, [])
+                    found.append((function, statement, running, False))
+                    if exit_guard:
+                        found.append((function, statement, not running, True))
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.stmt):
                 self._statement(child, function, receiver, local)
@@ -382,15 +399,15 @@ def _called_methods(statements, method: ast.AST, effects: GraphEffects) -> List[
     return found
 
 
-def _refreshed(guard_function: ast.AST, guard: ast.If, attribute: str, running: bool,
+def _refreshed(guard: "FlagGuard", attribute: str, running: bool,
                effects: GraphEffects) -> bool:
-    """Code of the class outside ``guard`` resets the flag ``self.<attribute>`` to a constant
-    that runs the guard again (``running``: its truth value then; set-up methods aside) or
-    calls a method the guarded code calls."""
-    guarded = _called_methods(guard.body, guard_function, effects)
+    """Code of the class outside the guarded code resets the flag ``self.<attribute>`` to a
+    constant that runs the guard again (``running``: its truth value then; set-up methods
+    aside) or calls a method the guarded code calls."""
+    guarded = _called_methods(guard.body, guard.function, effects)
     names = {method.name for method in guarded}
     inside = {id(node) for statement in guard.body for node in ast.walk(statement)}
-    for method in effects.methods(guard_function).values():
+    for method in effects.methods(guard.function).values():
         if method in guarded:
             continue
         receiver = _receiver(method)

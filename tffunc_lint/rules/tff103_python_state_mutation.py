@@ -112,9 +112,9 @@ class PythonStateMutation(Rule):
     `x @ self.kernel`), is computed afresh by every trace and is not reported.
 
     A Python flag that guards initialisation (`if not self.initialized: ...;
-    self.initialized = True`, or `if self.first_call: ...; self.first_call = False`; also
-    when the flag is set after the `if`, or by a method the guarded code calls) is read
-    only while tracing: the guarded code runs once, on the first trace, which is right for code that
+    self.initialized = True`, or `if self.first_call: ...; self.first_call = False`, or
+    `if self.initialized: return ...` before the initialisation; also when the flag is set
+    after the `if`, or by a method the guarded code calls) is read only while tracing: the guarded code runs once, on the first trace, which is right for code that
     only creates variables and layers or does Python work. But when that code adds
     operations that change state to the graph (a variable's `assign`, `assign_add` …, or an
     attribute set to the result of a TensorFlow operation or of a layer call, also in
@@ -332,17 +332,17 @@ class PythonStateMutation(Rule):
         attribute = target.partition(".")[2]
         tests = None
         guards = StateUse.of(self.context).flag_guards(function.node, attribute, value)
-        for guard_function, guard in guards:
-            if guard_function is function.node:  # the flag is set in the guarded code here
+        for guard in guards:
+            if guard.function is function.node:  # the flag is set in the guarded code here
                 if tests is None:
                     tests = [ast.dump(test)
                              for test in flag_guard_tests(self.context.ancestors, target)]
-                if ast.dump(guard.test) not in tests:
+                if ast.dump(guard.node.test) not in tests:
                     continue
             operation = GraphEffects.of(self.context).operation(
-                guard.body, guard_function, ignore=frozenset({attribute}))
+                guard.body, guard.function, ignore=frozenset({attribute}))
             if operation is not None:
-                return guard, operation
+                return guard.node, operation
         return None
 
     def _creates_state(self, value: cst.BaseExpression) -> bool:
