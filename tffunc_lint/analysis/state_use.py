@@ -189,9 +189,12 @@ class StateUse:
         flag (``self.sampled_weights = False`` in ``set_weights``) or runs the guarded
         methods without the guard (``get_initial_state`` calls ``_sample_weights``). Such a
         flag marks a cache that is refreshed, not one-time initialisation."""
-        found = []
+        found: List[FlagGuard] = []
+        candidates = self._flag_guards.get(attribute, ())
+        if not candidates:
+            return found
         effects = GraphEffects.of(self._context)
-        for guard_function, guard, running, after_exit in self._flag_guards.get(attribute, ()):
+        for guard_function, guard, running, after_exit in candidates:
             if running == value:
                 continue
             later = _later_statements(guard_function, guard)
