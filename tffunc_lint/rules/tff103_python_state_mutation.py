@@ -13,6 +13,7 @@ from ..analysis.container_provenance import (Provenance, module_scopes, origin,
 from ..analysis.graph_effects import GraphEffects, Operation
 from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
+from ..analysis.scoped_state import restored_on_exit
 from ..analysis.state_use import StateUse
 from ..rule import Rule
 
@@ -163,7 +164,10 @@ class PythonStateMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
-    Not reported: code inside `with tf.init_scope():`; the lazy-initialisation pattern
+    Not reported: code inside `with tf.init_scope():`; a context manager that sets state
+    for its `with` block and sets it back on exit (assignments before and after the `yield`
+    of a generator, or in `__enter__` and `__exit__`): the block opens and closes within
+    the trace; the lazy-initialisation pattern
     `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`, or
     a Python flag whose guarded code only creates variables and layers, computes their
     initial values, or does Python work; a layer called there only to build it, its result
@@ -317,7 +321,10 @@ class PythonStateMutation(Rule):
         return name in _SET_UP_METHODS or "build" in name.lower()
 
     def _exempt(self, target: str) -> bool:
-        return self._in_set_up_method() or self.context.in_one_time_setup((target,))
+        function = self.context.function
+        return (self._in_set_up_method() or self.context.in_one_time_setup((target,))
+                or function is not None and function.node is not None
+                and restored_on_exit(self.context.tree, function.node, target))
 
     def _guarded_operation(self, target: str, value: bool
                            ) -> Optional[Tuple[ast.If, Operation]]:

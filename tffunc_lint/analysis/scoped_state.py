@@ -1,0 +1,71 @@
+"""Whether a function changes Python state only for the span of a ``with`` block.
+
+A context manager that sets a flag on entry and sets it back on exit::
+
+    @contextlib.contextmanager
+    def quantized_scope(quantize):
+        backup = should_quantize()
+        _scope.should_quantize = quantize
+        yield
+        _scope.should_quantize = backup
+
+changes nothing that outlives the block. Entered in traced code, the block opens and closes
+within the same trace: the setting steers how that graph is built, which is its purpose, and
+nothing is left behind for later calls or for code outside the trace.
+
+:func:`restored_on_exit` recognises the two spellings: a generator that assigns the target
+both before and after a ``yield`` (or in a ``finally`` around it), and an ``__enter__``
+whose class's ``__exit__`` assigns the target too.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, List, Optional
+
+from .names import ast_dotted_name
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str) -> bool:
+    """``function`` assigns the dotted ``target`` (``self.x``, ``_scope.flag``, ``NAME``)
+    and sets it again when the ``with`` block it opens ends."""
+    if not isinstance(function, _FUNCTIONS):
+        return False
+    yields = [node.lineno for node in _own_nodes(function.body)
+              if isinstance(node, (ast.Yield, ast.YieldFrom))]
+    stores = _stores(function.body, target)
+    if yields:
+        return (any(line < min(yields) for line in stores)
+                and any(line > max(yields) for line in stores))
+    if function.name != "__enter__" or tree is None or not stores:
+        return False
+    cls = _enclosing_class(tree, function)
+    exit_method = next((node for node in (cls.body if cls else ())
+                        if isinstance(node, _FUNCTIONS) and node.name == "__exit__"), None)
+    return exit_method is not None and bool(_stores(exit_method.body, target))
+
+
+def _stores(body: Iterable[ast.stmt], target: str) -> List[int]:
+    """Lines of ``body`` (not of functions nested in it) that assign ``target``."""
+    return [node.lineno for node in _own_nodes(body)
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store)
+            and ast_dotted_name(node) == target]
+
+
+def _own_nodes(body: Iterable[ast.stmt]):
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (*_FUNCTIONS, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+
+
+def _enclosing_class(tree: ast.Module, function: ast.AST) -> Optional[ast.ClassDef]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(item is function for item in node.body):
+            return node
+    return None
