@@ -16,6 +16,8 @@ Base analyses (no per-file context):
 - ``test_code``: whether a module or function is test code.
 - ``timeline``: when module-level code may run each function, in statement order (each
   ``def`` its own object, the binding in force at each call).
+- ``scoped_state``: whether a function sets state only for the span of a ``with`` block
+  (a context manager that sets it back on exit).
 
 Per-file analyses (computed once per file through ``FileContext.fact``):
 
