@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 from . import guards
 from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
+from .names import ast_dotted_name
+from .tensor_taint import is_operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -53,7 +55,7 @@ Access = Tuple[int, int, ast.stmt]
 class _Uses:
     """Loads and stores of one piece of state within one function."""
 
-    __slots__ = ("loads", "static_loads", "stores", "formatted")
+    __slots__ = ("loads", "static_loads", "stores", "deletes", "formatted")
 
     def __init__(self) -> None:
         self.formatted = 0
@@ -62,6 +64,8 @@ class _Uses:
         self.static_loads: List[Access] = []
         """Loads of what the value is (``x.shape``, ``x is None``), not what it holds."""
         self.stores: List[Access] = []
+        self.deletes: List[int] = []
+        """Lines of ``del self.x`` (also counted among the stores)."""
 
     def read_before_set(self, setter_calls: List[Access] = (), static: bool = False) -> bool:
         """A load that sees the value from before this function set it: before the first
@@ -135,7 +139,19 @@ class StateUse:
 
         if any(key == 0 or not self._traced(key) for key in self._foreign.get(attribute, ())):
             return True  # ``recorder.history`` read outside traced code
-        return self._outlives(self.attributes.get(attribute, {}), function, setter_calls)
+        uses = self.attributes.get(attribute, {})
+        if self._made_and_deleted(uses):
+            return False
+        return self._outlives(uses, function, setter_calls, attribute)
+
+    def _made_and_deleted(self, uses: Dict[int, _Uses]) -> bool:
+        """A traced function makes the attribute and deletes it again (``self._count = {}``
+        … ``del self._count``): it lives within one call of that function."""
+        return any(
+            key != 0 and use.deletes and self._traced(key)
+            and any(line < max(use.deletes) for line, _, statement in use.stores
+                    if not isinstance(statement, ast.Delete))
+            for key, use in uses.items())
 
     def global_outlives_trace(self, function: ast.AST, name: str) -> bool:
         """The module global ``name``, set in the traced ``function`` under ``global``, is
@@ -220,7 +236,8 @@ class StateUse:
         name or attribute that says it counts traces: kept on purpose."""
         return increment and bool(_TRACE_COUNTER.search(target.rpartition(".")[2]))
 
-    def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls) -> bool:
+    def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls,
+                  attribute: Optional[str] = None) -> bool:
         own = uses.get(id(function))
         if own is not None and own.read_before_set(setter_calls(id(function))):
             return True
@@ -232,9 +249,37 @@ class StateUse:
                     return True  # module-level code reads it
                 continue
             if (not self._traced(key) and not self._sets_up(key)
-                    and other.read_before_set(setter_calls(key), static=True)):
+                    and other.read_before_set(setter_calls(key), static=True)
+                    and not (attribute and self._graph_helper(key, attribute))):
                 return True
         return False
+
+    def _graph_helper(self, key: int, attribute: str) -> bool:
+        """The method ``key`` is called nowhere in the module and uses ``self.<attribute>``
+        only as an input of TensorFlow operations (``tf.gather(x, self.index_targets)``):
+        a graph-building helper that subclasses call from their traced code, not a reader
+        outside the trace."""
+        node = self._nodes[key]
+        name = getattr(node, "name", "")
+        text = self._context.text or ""
+        if not name or name.startswith("__") or re.search(r"\.\s*%s\b" % re.escape(name), text):
+            return False
+        receiver = _receiver(node) if isinstance(node, (ast.FunctionDef,
+                                                        ast.AsyncFunctionDef)) else None
+        reads = 0
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            arguments = [*call.args, *(k.value for k in call.keywords)]
+            if any(_is_own(argument, receiver, attribute) for argument in arguments):
+                dotted = ast_dotted_name(call.func)
+                qualified = self._context.names.resolve(dotted) if dotted else None
+                if not is_operation(qualified):
+                    return False
+                reads += sum(_is_own(argument, receiver, attribute) for argument in arguments)
+        loads = sum(1 for n in ast.walk(node) if _is_own(n, receiver, attribute)
+                    and isinstance(n.ctx, ast.Load))
+        return reads > 0 and reads == loads
 
     def _sets_up(self, key: int) -> bool:
         """``__init__``, ``build`` and the like run before the object is first called:
@@ -354,6 +399,8 @@ class StateUse:
         access = (node.lineno, node.col_offset, statement)
         if not isinstance(node.ctx, ast.Load):
             uses.stores.append(access)
+            if isinstance(node.ctx, ast.Del):
+                uses.deletes.append(node.lineno)
         else:
             (uses.static_loads if static else uses.loads).append(access)
             uses.formatted += id(node) in self._formatted
