@@ -13,7 +13,11 @@ assignment is harmful only with evidence that the value must live past that trac
   before the first trace and do not count.
 
 A counter of traces (``num_traces += 1``, ``self.trace_count += 1``) counts traces on
-purpose; it is no evidence of harm.
+purpose; it is no evidence of harm. Nor is an attribute that a traced function makes and
+deletes again (``self._count = {}`` … ``del self._count``: it lives within that call), or a
+read by a method nothing in the module calls that uses the value only as an input of
+TensorFlow operations (``tf.gather(x, self.index)``): a graph-building helper that
+subclasses call from their traced code.
 
 A Python flag that guards one-time code (``if not self.initialized: ...;
 self.initialized = True``) is read before it is set too, but it is the singleton pattern:

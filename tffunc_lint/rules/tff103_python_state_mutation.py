@@ -164,6 +164,10 @@ class PythonStateMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    An uncalled method that uses the state only as an input of TensorFlow operations on
+    its arguments (`tf.gather(x, self.index)`) is taken as a graph-building helper that
+    subclasses call from traced code, not as a reader outside the trace; an attribute that
+    a traced function makes and deletes again (`del self._count`) lives within that call.
     Not reported: code inside `with tf.init_scope():`; a context manager that sets state
     for its `with` block and sets it back on exit (assignments before and after the `yield`
     of a generator, or in `__enter__` and `__exit__`): the block opens and closes within
