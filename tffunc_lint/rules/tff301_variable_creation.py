@@ -74,8 +74,10 @@ class VariableCreatedInTfFunction(Rule):
     ## Known problems
     Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
-    A `not self.built` (or "initialized") flag counts as such a guard too; other guards are
-    not recognised and are reported. A builder handed to a get-or-create call
+    A `not self.built` (or "initialized") flag counts as such a guard too, and so does any
+    flag that the guarded code sets when it assigns the new state
+    (`if not self.created: self.w = tf.Variable(...); self.created = True`); other
+    guards are not recognised and are reported. A builder handed to a get-or-create call
     (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
     project function whose name says it gets or creates) runs once and is not reported.
     Layers
@@ -131,7 +133,19 @@ class VariableCreatedInTfFunction(Rule):
 
     def _guarded(self) -> bool:
         """The singleton pattern (``if self.v is None:``, ``if not hasattr(...)``,
-        ``if not self.built:``), or a ``build()`` method."""
+        ``if not self.built:``, a flag the guarded code sets: ``if not self.created: ...
+        self.created = True``), or a ``build()`` method."""
         function = self.context.function
-        return (self.context.in_one_time_setup()
+        return (self.context.in_one_time_setup(self._assigned())
                 or (function is not None and function.qualname.rpartition(".")[2] == "build"))
+
+    def _assigned(self) -> tuple:
+        """What the statement creating the state assigns (``self.w`` of ``self.w = ...``)."""
+        for node in reversed(self.context.ancestors):
+            if isinstance(node, cst.Assign):
+                return tuple(filter(None, (dotted_name(t.target) for t in node.targets)))
+            if isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                return tuple(filter(None, (dotted_name(node.target),)))
+            if isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef, cst.Lambda)):
+                break
+        return ()
