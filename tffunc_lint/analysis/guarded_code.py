@@ -204,6 +204,9 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
             tested = _read_test(node.test, guards.init_targets) if targets else frozenset()
             if tested and (targets & tested or _sets(_statements(node.body), tested)):
                 return True
+            if targets and _replaces_sentinel(ancestors[-1], targets & _read_test(
+                    node.test, guards.sentinel_targets)):
+                return True
         elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
             body = list(node.body)
             for position, earlier in enumerate(body):
@@ -216,6 +219,27 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
                 if tested and (targets & tested or _sets(body[position + 1:], tested)):
                     return True
     return False
+
+
+def _replaces_sentinel(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
+    """``statement`` gives a placeholder its real value once, under ``if self.axis == -1:``:
+    a plain assignment whose value does not read the placeholder (``self.axis = rank - 1``;
+    not ``self.step = self.step + 1``)."""
+    if not tested or not isinstance(statement, cst.Assign):
+        return False
+    names = {dotted_name(target.target) for target in statement.targets}
+    if not names & tested:
+        return False
+    return not any(isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) in tested
+                   for node in _walk(statement.value))
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def flag_guard_tests(ancestors: Sequence[cst.CSTNode], target: str) -> List[ast.expr]:

@@ -319,6 +319,22 @@ def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
     return frozenset()
 
 
+def sentinel_targets(test: ast.expr) -> FrozenSet[str]:
+    """What ``test`` compares with a number or string for equality (``self.axis == -1``,
+    ``mode == "auto"``): a placeholder that code under the test may replace once."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return frozenset()
+    value = test.comparators[0]
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        value = value.operand  # ``-1``
+    if (isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str))
+            and not isinstance(value.value, bool)):
+        name = _tested(test.left)
+        return frozenset([name]) if name else frozenset()
+    return frozenset()
+
+
 _BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
 
 
