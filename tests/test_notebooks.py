@@ -297,6 +297,13 @@ def test_bad_notebooks_are_reported_and_the_run_goes_on(tmp_path, capsys):
                                f"error")
 
 
+def test_an_empty_notebook_file_is_reported_as_empty(tmp_path, capsys):
+    (tmp_path / "empty.ipynb").write_bytes(b"")  # untranslated chapters of a book repository
+    _, out, _ = run(capsys, str(tmp_path))
+    assert finding_lines(out) == [
+        f"{tmp_path / 'empty.ipynb'}:1:1: TFF000 cannot read notebook: the file is empty"]
+
+
 def test_fix_writes_nothing_to_a_notebook_with_a_broken_cell(tmp_path, capsys):
     path = tmp_path / "nb.ipynb"
     text = notebook(IMPORT, ("code", "def broken(:\n"), PRINT_STEP)

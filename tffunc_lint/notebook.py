@@ -139,6 +139,8 @@ class Notebook:
 
     @classmethod
     def parse(cls, source: bytes) -> "Notebook":
+        if not source.strip():
+            raise NotebookError("cannot read notebook: the file is empty")
         try:
             raw = source.decode("utf-8-sig")
             data = json.loads(raw)
