@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 try:
     import tomllib
@@ -130,13 +132,30 @@ class Settings:
         if ancestors:
             return any(_glob_match(relative, pattern) for pattern in patterns)
         name = relative.rsplit("/", 1)[-1]
-        return any(fnmatch.fnmatch(relative, pattern.rstrip("/"))
-                   or fnmatch.fnmatch(name, pattern.rstrip("/")) for pattern in patterns)
+        match = _matcher(patterns)
+        return bool(match(os.path.normcase(relative)) or match(os.path.normcase(name)))
+
+
+@lru_cache(maxsize=64)
+def _matcher(patterns: Tuple[str, ...]) -> Callable[[str], Optional[re.Match]]:
+    """``fnmatch.fnmatch`` against any of ``patterns`` (trailing ``/`` dropped) in one
+    regular expression: a walk asks it of every file and directory."""
+    return re.compile("|".join(
+        f"(?:{fnmatch.translate(os.path.normcase(pattern.rstrip('/')))})"
+        for pattern in patterns)).match
 
 
 def _relative(path: str, root: str) -> str:
+    absolute, base = os.path.abspath(path), os.path.abspath(root)
+    if os.sep == "/":  # the common case without building Path objects
+        if absolute == base:
+            return "."
+        prefix = base if base.endswith("/") else base + "/"
+        if absolute.startswith(prefix):
+            return absolute[len(prefix):]
+        return Path(path).as_posix()
     try:
-        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+        return Path(absolute).relative_to(base).as_posix()
     except ValueError:
         return Path(path).as_posix()
 
@@ -165,19 +184,33 @@ def _has_section(pyproject: Path) -> bool:
     return isinstance(tool, dict) and SECTION in tool
 
 
-def find_pyproject(start: Path) -> Optional[Path]:
-    """Nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.tffunc-lint]`` table."""
+def find_pyproject(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None
+                   ) -> Optional[Path]:
+    """Nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.tffunc-lint]`` table.
+
+    ``memo`` (directory → answer) is filled with the answer for every directory looked at,
+    so that a walk of many directories reads each ``pyproject.toml`` once."""
     start = start.resolve()
+    looked_at: List[str] = []
+    found: Optional[Path] = None
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
+        key = str(directory)
+        if memo is not None and key in memo:
+            found = memo[key]
+            break
+        looked_at.append(key)
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
                 if _has_section(candidate):
-                    return candidate
+                    found = candidate
+                    break
             except OSError as error:  # it may hold our table: never skip it silently
                 raise ConfigError(f"{candidate}: cannot read: {error.strerror or error}"
                                   ) from None
-    return None
+    if memo is not None:
+        memo.update(dict.fromkeys(looked_at, found))
+    return found
 
 
 def _string_list(value, key: str, origin: str) -> Tuple[str, ...]:
@@ -265,6 +298,7 @@ class SettingsResolver:
         self._overrides = overrides
         self._by_config: Dict[Optional[Path], Settings] = {}
         self._by_directory: Dict[str, Settings] = {}
+        self._nearest: Dict[str, Optional[Path]] = {}  # directory → its pyproject.toml
 
     def _resolve(self, base: Settings) -> Settings:
         base.resolved()  # the file's own unknown codes are reported against the file
@@ -278,7 +312,7 @@ class SettingsResolver:
         directory = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
         settings = self._by_directory.get(directory)
         if settings is None:
-            config = find_pyproject(Path(directory))
+            config = find_pyproject(Path(directory), self._nearest)
             settings = self._by_config.get(config)
             if settings is None:
                 settings = self._by_config[config] = self._resolve(load_settings(config))

@@ -13,6 +13,7 @@ for files whose content, settings and (step 3) view from the project are unchang
 
 from __future__ import annotations
 
+import gc
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .cache import Cache, file_key, fingerprint, paused_gc
@@ -126,24 +127,41 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
                  cache: Optional[Cache] = None) -> List[FileResult]:
     """Lint ``files`` together, so calls between them are followed. ``cache`` is not used
     with ``fix`` (fixed files must be linted as they are now)."""
-    cache = cache if cache and not fix else Cache(None)
+    try:
+        return _lint_project(files, settings_for, fix, workers,
+                             cache if cache and not fix else Cache(None))
+    finally:
+        gc.unfreeze()
+
+
+def _kept() -> None:
+    """The results read from the cache live until the run ends: move them out of the cyclic
+    collector's sight (``gc.freeze``), which would otherwise scan them again and again;
+    ``lint_project`` hands them back to it when it returns."""
+    gc.freeze()
+
+
+def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
+                  workers: int, cache: Cache) -> List[FileResult]:
     keys: Dict[str, str] = {}
     sources: Dict[str, Optional[bytes]] = {}
     cached: Dict[str, FileResult] = {}
     if cache:
         settings_keys: Dict[int, Tuple[Settings, str]] = {}
-        for path in files:
-            settings = settings_for(path)
-            known = settings_keys.get(id(settings))
-            if known is None:
-                known = settings_keys[id(settings)] = (settings, fingerprint(settings))
-            source = sources[path] = _read(path)
-            if source is None:
-                continue  # unreadable: linted (and reported) every time
-            keys[path] = file_key(path, module_name_for(path), source, known[1])
-            hit = cache.load(path, "alone", keys[path])
-            if isinstance(hit, FileResult) and hit.path == path:
-                cached[path] = hit
+        with paused_gc():  # once for every entry, not once per entry
+            for path in files:
+                settings = settings_for(path)
+                known = settings_keys.get(id(settings))
+                if known is None:
+                    known = settings_keys[id(settings)] = (settings, fingerprint(settings))
+                source = sources[path] = _read(path)
+                if source is None:
+                    continue  # unreadable: linted (and reported) every time
+                keys[path] = file_key(path, module_name_for(path), source, known[1])
+                hit = cache.load(path, "alone", keys[path])
+                if isinstance(hit, FileResult) and hit.path == path:
+                    cached[path] = hit
+            _kept()
     jobs = [(path, settings_for(path), fix, None, sources.get(path))
             for path in files if path not in cached]
     linted = {r.path: r for r in _map(jobs, workers)}
@@ -157,10 +175,12 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
     if cache:  # the project's view of the file is part of the key
         views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
                  if job[0] in keys}
-        for path, key in views.items():
-            hit = cache.load(path, "project", key)
-            if isinstance(hit, FileResult) and hit.path == path:
-                redone[path] = hit
+        with paused_gc():
+            for path, key in views.items():
+                hit = cache.load(path, "project", key)
+                if isinstance(hit, FileResult) and hit.path == path:
+                    redone[path] = hit
+            _kept()
         again = [job for job in again if job[0] not in redone]
     if again:
         for result in _map(again, workers):
