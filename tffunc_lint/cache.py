@@ -21,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import functools
-import hashlib
 import os
-import pickle
 from typing import Any, Optional
 
 from . import __version__
@@ -35,6 +33,8 @@ _FORMAT = 2  # 2: FileResult moved to tffunc_lint.finding
 def fingerprint(value: Any) -> str:
     """A stable digest of settings or a view: sets are sorted, so it does not depend on
     hash randomisation."""
+    import hashlib  # here, as pickle below: a run without the cache does not load them
+
     return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -94,6 +94,8 @@ class Cache:
         return self.directory is not None
 
     def _path(self, path: str, kind: str) -> str:
+        import hashlib
+
         name = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass"))
         return os.path.join(self._folder, f"{name.hexdigest()[:32]}.{kind}")
 
@@ -101,6 +103,8 @@ class Cache:
         """The value stored for ``path`` under ``key``, or None (missing, stale, corrupt)."""
         if self._folder is None:
             return None
+        import pickle
+
         try:
             with open(self._path(path, kind), "rb") as stream, paused_gc():
                 stored = pickle.load(stream)
@@ -115,6 +119,7 @@ class Cache:
         """Write atomically; a cache that cannot be written is silently skipped."""
         if self._folder is None:
             return
+        import pickle
         import tempfile  # here: a run that only reads the cache does not need it
 
         try:
@@ -150,6 +155,8 @@ class Cache:
 def file_key(path: str, module: tuple, source: bytes, settings_fingerprint: str) -> str:
     """What a file's own result depends on: its bytes, its path and module name, the
     settings and the version (in the folder name)."""
+    import hashlib
+
     digest = hashlib.sha256(source)
     digest.update(repr((os.path.abspath(path), module, settings_fingerprint)).encode(
         "utf-8", "surrogatepass"))

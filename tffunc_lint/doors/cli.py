@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-import json
 import os
 import sys
 from pathlib import Path
@@ -19,12 +18,10 @@ from .. import __version__
 from ..cache import DIRECTORY as CACHE_DIRECTORY, Cache
 from ..config import (ConfigError, Settings, SettingsResolver, expand_selector, load_settings,
                       split_list)
-from ..docs import render_rule
 from ..files import PathError, collect
 from .output import (FORMATS, write_diff, write_findings, write_fixes, write_statistics,
                      write_summary, write_traced)
 from .progress import show_progress
-from .sarif import write_sarif
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import lint_source
 from ..finding import FileResult
@@ -289,6 +286,8 @@ def run_check(argv: Sequence[str]) -> int:
     if args.statistics:
         write_statistics(findings, sys.stdout, args.output_format)
     elif args.output_format == "sarif":
+        from .sarif import write_sarif  # here: other formats do not load it
+
         write_sarif(findings, sys.stdout, errors=errors, warnings=warnings)
     else:
         write_findings(findings, args.output_format, sys.stdout)
@@ -338,6 +337,8 @@ def run_rules(argv: Sequence[str]) -> int:
     rows = [{"code": r.code, "name": r.name, "summary": r.docs().summary,
              "fixable": r.fixable} for r in all_rules()]
     if args.output_format == "json":
+        import json
+
         json.dump(rows, sys.stdout, indent=2)
         print()
     else:
@@ -354,6 +355,8 @@ def run_explain(argv: Sequence[str]) -> int:
     rule = rule_by_code_or_name(args.rule)
     if rule is None:
         raise UsageError(f"unknown rule {args.rule!r}; `tffunc-lint rules` lists them")
+    from ..docs import render_rule
+
     print(render_rule(rule))
     return EXIT_CLEAN
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import tokenize
 from collections import Counter
 from typing import Dict, Iterable, List, Optional, TextIO
@@ -27,6 +26,8 @@ def write_findings(findings: List[Finding], output_format: str, stream: TextIO) 
         write_sarif(findings, stream)
         return
     if output_format == "json":
+        import json  # here: only JSON output needs it
+
         json.dump([f.to_dict() for f in findings], stream, indent=2)
         stream.write("\n")
         return
@@ -125,6 +126,8 @@ def write_statistics(findings: Iterable[Finding], stream: TextIO,
     fixable = {f.code for f in findings if f.fixable}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     if output_format == "json":
+        import json  # here: only JSON output needs it
+
         json.dump([{"code": code, "name": name, "count": count, "fixable": code in fixable}
                    for (code, name), count in rows], stream, indent=2)
         stream.write("\n")
@@ -163,6 +166,8 @@ def write_traced(results, stream: TextIO, output_format: str = "text") -> None:
     (``path:cell N:line:`` in a notebook); in JSON a list of :func:`traced_records`."""
     records = traced_records(results)
     if output_format == "json":
+        import json  # here: only JSON output needs it
+
         json.dump(records, stream, indent=2)
         stream.write("\n")
         return
