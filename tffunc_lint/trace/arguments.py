@@ -11,7 +11,7 @@ A node is one of::
 
     ("tensor", kind, dtype, shape)     shape: tuple of int or None, or None for unknown rank
     ("value", type_name, repr)         a Python value compared by equality
-    ("object", class_name, object_id)  a Python object compared by identity
+    ("object", class_name, object_id, serial)  a Python object compared by identity
     ("seq", container, (node, ...))    tuple or list
     ("map", container, ((key, node), ...))
     ("spec", class_name, node)         a TypeSpec and the structure of its element_spec
@@ -20,9 +20,37 @@ A node is one of::
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+import itertools
+import weakref
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 Node = Tuple[Any, ...]
+
+# id() alone does not tell two objects apart: once the first is freed, CPython may give the
+# next one the same address (``f(x, Config())`` twice in a row). Each object seen gets a
+# serial number; an id whose earlier object is gone gets a new one.
+_serials = itertools.count(1)
+_seen: Dict[int, Tuple[Any, int]] = {}
+
+
+def _identity(target: Any) -> int:
+    key = id(target)
+    known = _seen.get(key)
+    if known is not None and known[0]() is target:
+        return known[1]
+    try:
+        ref = weakref.ref(target, lambda _ref, key=key: _forget(key, _ref))
+    except TypeError:  # not weakly referenceable: its id is all there is
+        return key
+    serial = next(_serials)
+    _seen[key] = (ref, serial)
+    return serial
+
+
+def _forget(key: int, ref: Any) -> None:
+    known = _seen.get(key)
+    if known is not None and known[0] is ref:
+        del _seen[key]
 
 
 class Change(NamedTuple):
@@ -59,8 +87,9 @@ def node(trace_type: Any) -> Node:
     if cls == "Weakref":
         ref = getattr(trace_type, "_ref", None)
         target = ref() if ref is not None else None
-        return ("object", type(target).__name__ if target is not None else "object",
-                id(target) if target is not None else 0)
+        if target is None:
+            return ("object", "object", 0, 0)
+        return ("object", type(target).__name__, id(target), _identity(target))
     if cls == "Tuple":
         return ("seq", "tuple", tuple(node(c) for c in trace_type.components))
     if cls == "List":
