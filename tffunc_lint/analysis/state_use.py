@@ -148,6 +148,21 @@ class StateUse:
             return False
         return self._outlives(uses, function, setter_calls, attribute)
 
+    def changed_elsewhere(self, function: ast.AST, attribute: str, constant: object) -> bool:
+        """Code other than ``function`` and the set-up methods stores anything but
+        ``constant`` in ``self.<attribute>`` (``self.done = False`` in ``reset()``). Without
+        that, a traced function setting it to ``constant`` changes nothing by doing it once
+        per trace rather than once per call: every call after the first would store the
+        value it already holds."""
+        for key, uses in self.attributes.get(attribute, {}).items():
+            if key == id(function) or self._sets_up(key):
+                continue
+            for _, _, statement in uses.stores:
+                if not (isinstance(statement, ast.Assign) and _same_constant(
+                        statement.value, constant)):
+                    return True
+        return False
+
     def _made_and_deleted(self, uses: Dict[int, _Uses]) -> bool:
         """A traced function makes the attribute and deletes it again (``self._count = {}``
         … ``del self._count``): it lives within one call of that function."""
@@ -478,6 +493,14 @@ def _refreshed(guard: "FlagGuard", attribute: str, running: bool,
                     and node.func.attr in names and _is_own(node.func, receiver)):
                 return True
     return False
+
+
+def _same_constant(node: ast.AST, constant: object) -> bool:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return type(value) is type(constant) and value == constant
 
 
 def _is_own(node: ast.AST, receiver: Optional[str], attribute: Optional[str] = None) -> bool:

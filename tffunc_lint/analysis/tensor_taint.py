@@ -130,6 +130,72 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     return any(expression_tainted(arg.value, tainted, resolve) for arg in node.args)
 
 
+# -- values fixed by the trace ------------------------------------------------------------------
+#: Attributes that say what a value is (its static shape, dtype, name, class), not what it
+#: holds.
+_WHAT_IT_IS = frozenset({"shape", "dtype", "rank", "ndim", "name", "__class__", "__name__"})
+#: Methods with the same kind of answer; ``keys`` because a tensor is never a mapping key.
+_WHAT_IT_IS_METHODS = frozenset({"get_shape", "as_list", "as_shape", "is_fully_defined",
+                                 "keys"})
+#: Builtins that answer what a value is.
+_WHAT_IT_IS_CALLS = frozenset({"builtins.len", "builtins.isinstance", "builtins.issubclass",
+                               "builtins.type", "builtins.hasattr", "builtins.callable",
+                               "tensorflow.TensorShape", "tensorflow.is_tensor"})
+#: Builtins that only rearrange their argument.
+_REARRANGING = frozenset({"builtins.sorted", "builtins.list", "builtins.tuple",
+                          "builtins.set", "builtins.frozenset"})
+
+
+def literal(node: Optional[cst.BaseExpression]) -> bool:
+    """``True``, ``None``, ``-1``, ``"mean"``: the same value whenever it runs."""
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
+
+
+def static_value(node: cst.BaseExpression, resolve: Resolve) -> bool:
+    """``node`` computes what values are, not what they hold: static shapes and dtypes
+    (``x.shape``, ``{k: t.get_shape() for ...}``), whether a value is None
+    (``weights is not None``), its type or length, a mapping's sorted keys. The result is
+    the same on every call of one trace and recomputed by each retrace, so keeping it from
+    the trace freezes nothing."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in _WHAT_IT_IS
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _WHAT_IT_IS_METHODS:
+            return True
+        qualified = resolve(func)
+        if qualified in _WHAT_IT_IS_CALLS:
+            return True
+        return (qualified in _REARRANGING and len(node.args) == 1
+                and static_value(node.args[0].value, resolve))
+    if isinstance(node, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Is, cst.IsNot)) and literal(c.comparator)
+                   for c in node.comparisons)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return static_value(node.expression, resolve)
+    if isinstance(node, cst.BooleanOperation):
+        return all(static_value(side, resolve) or literal(side)
+                   for side in (node.left, node.right))
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return static_value(node.elt, resolve)
+    if isinstance(node, cst.DictComp):
+        return static_value(node.value, resolve)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return bool(node.elements) and all(
+            static_value(e.value, resolve) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return bool(node.elements) and all(
+            isinstance(e, cst.DictElement) and static_value(e.value, resolve)
+            for e in node.elements)
+    if isinstance(node, cst.Subscript):
+        return static_value(node.value, resolve)
+    return False
+
+
 # -- parameters ---------------------------------------------------------------------------------
 def annotation_tree(annotation: Optional[cst.Annotation]) -> Optional[ast.expr]:
     """The ``ast`` form of an annotation, string annotations read as the code they hold."""

@@ -15,42 +15,13 @@ from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
 from ..analysis.scoped_state import restored_on_exit
 from ..analysis.state_use import StateUse
+from ..analysis.tensor_taint import literal, static_value
 from ..rule import Rule
 
 #: Methods whose assignments set a new object up, not change its state; and any method
 #: whose name says it builds (``build``, Keras' ``_build_from_signature``, ``_maybe_build``):
 #: they run once, behind a ``built`` flag.
 _SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
-
-
-_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim"})
-_SHAPE_METHODS = frozenset({"get_shape", "as_list", "as_shape"})
-
-
-def _static_metadata(value: cst.BaseExpression) -> bool:
-    """Static shapes and dtypes (``{k: t.get_shape() for k, t in outputs.items()}``): the
-    same on every call of a trace, and recomputed by each retrace, so caching them freezes
-    nothing."""
-    if isinstance(value, cst.Attribute):
-        return value.attr.value in _SHAPE_ATTRIBUTES
-    if isinstance(value, cst.Call):
-        func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
-            return True
-        return dotted_name(func) is not None and dotted_name(func).endswith("TensorShape")
-    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        return _static_metadata(value.elt)
-    if isinstance(value, cst.DictComp):
-        return _static_metadata(value.value)
-    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
-        return bool(value.elements) and all(_static_metadata(e.value) for e in value.elements)
-    if isinstance(value, cst.Dict):
-        return bool(value.elements) and all(
-            isinstance(e, cst.DictElement) and _static_metadata(e.value)
-            for e in value.elements)
-    if isinstance(value, cst.Subscript):
-        return _static_metadata(value.value)
-    return False
 
 
 #: A statement whose target is ``name.attr`` (possibly among a tuple's targets).
@@ -68,6 +39,11 @@ def _flag_value(value: Optional[cst.BaseExpression]) -> Optional[bool]:
     if isinstance(value, (cst.Integer, cst.Float)):
         return bool(value.evaluated_value)
     return None
+
+
+def _constant(value: cst.BaseExpression) -> object:
+    """The Python value of a literal (see ``tensor_taint.literal``)."""
+    return ast.literal_eval(cst.Module([]).code_for_node(value))
 
 
 def _flag_message(target: str, guard: ast.If, operation: Operation) -> str:
@@ -194,8 +170,14 @@ class PythonStateMutation(Rule):
     makes op names unique per trace, which is what such code wants. Attributes are matched by name within the
     module, so a reader in another class of the same module counts. A cache read outside
     the trace on purpose (`self._last_inputs = inputs`) is reported; add
-    `# noqa: TFF103` to keep it. Static shapes and dtypes
-    (`self._output_shape = x.shape`) are not: they are the same on every call of one trace.
+    `# noqa: TFF103` to keep it. Facts about what values are, not what they hold, are
+    not reported: static shapes and dtypes (`self._output_shape = x.shape`), whether an
+    input is given (`self._weighted = weights is not None`), types, lengths, a mapping's
+    sorted keys; they are the same on every call of one trace and each retrace sets them
+    again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
+    methods sets to anything else: every call after the first would store the value the
+    attribute already holds, so storing it once per trace changes nothing. A flag that
+    other code resets (`self._done = False` in `reset()`) is reported.
 
     ## References
     - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
@@ -293,7 +275,7 @@ class PythonStateMutation(Rule):
                 self.report(statement, _flag_message(dotted, *guarded))
                 return
         if self._exempt(dotted) or (value is not None and (
-                self._creates_state(value) or _static_metadata(value))):
+                self._creates_state(value) or self._fixed_by_trace(value))):
             return
         function = self.context.function
         attribute = dotted.partition(".")[2]
@@ -302,11 +284,21 @@ class PythonStateMutation(Rule):
                 and not self._outlives_trace(statement, dotted, lambda use: (
                     use.attribute_outlives_trace(function.node, attribute)))):
             return
+        if (found.provenance is Provenance.ATTRIBUTE and function is not None
+                and function.node is not None and literal(value)
+                and not StateUse.of(self.context).changed_elsewhere(
+                    function.node, attribute, _constant(value))):
+            return
         self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
                                "call: it happens only while tf.function traces (not on every "
                                "call) and leaks symbolic tensors; use a tf.Variable, return "
                                "the value, or move one-time set-up into "
                                "`with tf.init_scope():`")
+
+    def _fixed_by_trace(self, value: cst.BaseExpression) -> bool:
+        """The value is the same on every call of one trace: what values are (shapes,
+        dtypes, ``w is not None``, sorted keys), recomputed by each retrace."""
+        return static_value(value, self.context.qualified_name)
 
     def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
         """Evidence that the state must live past the trace that sets it (see
