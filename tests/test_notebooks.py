@@ -166,6 +166,54 @@ def test_names_flow_from_cell_to_cell_in_order(tmp_path, capsys):
     ]
 
 
+ATTENTION = ("code", "class Attention(tf.keras.layers.Layer):\n"
+                     "    def call(self, x):\n"
+                     "        self.attention_weights = tf.nn.softmax(x)\n"
+                     "        return x * self.attention_weights\n")
+DECORATED = ("code", "class Scale(tf.keras.Model):\n"
+                     "    @tf.function\n"
+                     "    def call(self, x):\n"
+                     "        return 2 * x\n")
+OWN_TRAINER = ("code", "class Trainer:\n"
+                       "    def fit(self, model, data):\n"
+                       "        for x in data:\n"
+                       "            model(x)\n")
+
+
+@pytest.mark.parametrize("training, expected", [
+    # A notebook is a whole program: trained by a loop of its own, its layers run eagerly.
+    ("layer = Attention()\nscale = Scale()\ntrainer = Trainer()\n"
+     "trainer.fit(layer, [tf.ones(2)])\ntrainer.fit(scale, [tf.ones(2)])\n"
+     "layer.attention_weights\n", []),
+    ("layer = Attention()\nfor x in [tf.ones(2)]:\n    layer(x)\n"
+     "layer.attention_weights\n", []),
+    # Keras runs them in graphs: fit on a Keras model, or something that may be one.
+    ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
+     "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n"
+     "layer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+    ("layer = Attention()\nscale = Scale()\nmodel = build(layer, scale)\n"
+     "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\nlayer.attention_weights\n",
+     [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+    ("layer = Attention()\ninputs = tf.keras.Input((2,))\n"
+     "model = tf.keras.Model(inputs, layer(inputs))\nlayer.attention_weights\n",
+     [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+])
+def test_keras_layers_of_a_notebook_trained_eagerly_are_not_traced(tmp_path, capsys,
+                                                                   training, expected):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(IMPORT, ATTENTION, DECORATED, OWN_TRAINER, ("code", training)),
+                    encoding="utf-8")
+    assert positions(capsys, str(path)) == expected
+
+
+def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsys):
+    path = tmp_path / "layers.py"
+    path.write_text("import tensorflow as tf\n" + ATTENTION[1] + DECORATED[1] + OWN_TRAINER[1]
+                    + "layer = Attention()\nTrainer().fit(layer, [tf.ones(2)])\n"
+                    + "layer.attention_weights\n", encoding="utf-8")
+    assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103"), (None, 7, 5, "TFF407")]
+
+
 def test_magics_are_masked_in_place_and_strings_are_left_alone():
     book = Notebook.parse(notebook(
         ("code", "%load_ext autoreload\nimport os\n"),

@@ -98,7 +98,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     alone = alone or ModuleView({}, {})
     once = {key for key, reason in project.traced.items() if reason.once}
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
-            or dict(project.names) != dict(alone.names)
+            or dict(project.names) != dict(alone.names) or project.runs_keras != alone.runs_keras
             or once != {key for key, reason in alone.traced.items() if reason.once})
 
 
@@ -115,7 +115,7 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
         if result.index is None:
             continue
         view = ModuleView(traced[result.path], graph.predicates_of(result.index),
-                          graph.names_of(result.index))
+                          graph.names_of(result.index), graph.runs_keras(result.index))
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view,
                           sources.get(result.path)))

@@ -35,6 +35,8 @@ class ModuleView(NamedTuple):
     names: Mapping[str, str] = {}
     """Names imported through other linted modules, resolved through them
     (``from .utils import keras`` → ``keras``)."""
+    runs_keras: bool = True
+    """Keras may run the module's Keras classes in graphs (see ``ProjectGraph.runs_keras``)."""
 
 
 _KERAS_MODELS = frozenset({
@@ -89,8 +91,10 @@ class ProjectGraph:
                 queue.append((path, key))
 
         for path, reasons in (seeds or {}).items():
+            keras = path in self.by_path and not self.runs_keras(self.by_path[path])
             for key, reason in reasons.items():
-                add(path, key, reason)
+                if not (keras and reason.how.startswith("Keras ")):
+                    add(path, key, reason)
         for index in self.by_path.values():
             for entry in index.entries:
                 found = self.resolve(index, entry.target)
@@ -109,9 +113,10 @@ class ProjectGraph:
                     add(index.path, entry.decorated, TraceReason(
                         f"{entry.how} (wraps tf.function)", entry.line, path=index.path,
                         function=index.functions[entry.decorated].qualname))
+            runs_keras = self.runs_keras(index)
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
-                if kind is None or cls.eager:
+                if kind is None or cls.eager or not runs_keras:
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else ()
                 for name in KERAS_GRAPH_METHODS:
@@ -316,6 +321,31 @@ class ProjectGraph:
             return self._method(module, rest[0], rest[1], include_own=True)
         return None
 
+    def runs_keras(self, index: ModuleIndex) -> bool:
+        """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
+        always for a module others may import; for a notebook, a whole program, only when
+        it builds a model from symbolic inputs, exports one, or calls ``fit``,
+        ``evaluate``, ``predict`` … on something that may be a Keras model. A notebook
+        that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
+        is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
+        if not index.path.endswith(".ipynb") or index.builds_keras_graphs:
+            return True
+        for receiver in index.keras_runs:
+            made = index.instance_classes.get(receiver) if receiver else None
+            if made is None or self._may_be_keras(index, made):
+                return True
+        return False
+
+    def _may_be_keras(self, index: ModuleIndex, made: Target) -> bool:
+        """Instances of the class ``made`` may be Keras models (unknown classes may)."""
+        if made[0] == "external" and self.canonical(made[1]).startswith(
+                ("keras.", "tensorflow.")):
+            return True
+        found = self._class(index, made)
+        if found is None:
+            return True
+        return self.keras_kind(found[0], found[0].classes[found[1]]) is not None
+
     def keras_kind(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> Optional[str]:
         """"Model" or "Layer" when ``cls`` derives from Keras, directly or through the project."""
         if hops > _MAX_HOPS:
@@ -365,8 +395,11 @@ class GraphContext:
 
     def __init__(self, index: ModuleIndex, traced: Traced,
                  predicates: Optional[Predicates] = None,
-                 names: Optional[Mapping[str, str]] = None):
+                 names: Optional[Mapping[str, str]] = None, runs_keras: bool = True):
         self.index = index
+        self.runs_keras = runs_keras
+        """Keras may run this module's Keras classes in graphs (``fit``, a functional
+        model); False for a notebook that trains them with an eager loop of its own."""
         self.traced = traced
         self.predicates: Predicates = predicates or {}
         self.names: Mapping[str, str] = names or {}
@@ -381,10 +414,10 @@ class GraphContext:
         """Graph context of a module linted on its own (no other module to resolve)."""
         graph = ProjectGraph([index])
         return cls(index, graph.trace()[index.path], graph.predicates_of(index),
-                   graph.names_of(index))
+                   graph.names_of(index), graph.runs_keras(index))
 
     def view(self) -> ModuleView:
-        return ModuleView(self.traced, self.predicates, self.names)
+        return ModuleView(self.traced, self.predicates, self.names, self.runs_keras)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

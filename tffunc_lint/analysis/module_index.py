@@ -179,6 +179,20 @@ class Entry:
     tf.function)."""
 
 
+#: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
+_KERAS_GRAPH_BUILDERS = ("keras.Input", "keras.layers.Input", "saved_model.save",
+                         "TFLiteConverter.from_keras_model")
+
+
+def _builds_keras_graph(qualified: str, call: ast.Call) -> bool:
+    """``keras.Input(...)``, a functional ``keras.Model(inputs, outputs)``, an export."""
+    if qualified.endswith(_KERAS_GRAPH_BUILDERS):
+        return True
+    return (qualified.endswith(("keras.Model", "keras.models.Model"))
+            and (len(call.args) >= 2 or any(k.arg in ("inputs", "outputs")
+                                            for k in call.keywords)))
+
+
 def _is_property_accessor(node: ast.FunctionDef) -> bool:
     """``@name.setter`` / ``@name.deleter``: not what ``self.name`` reads."""
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
@@ -209,6 +223,16 @@ class ModuleIndex:
     (``model.train_step(batch)``: run eagerly, not through ``fit``), of the methods that
     run them in graphs (``model.fit(...)``, ``KERAS_RUNS``), and ``(name, "__call__")`` for
     the names module-level code calls (``model(x)``)."""
+    keras_runs: List[Optional[str]] = field(default_factory=list)
+    """Receivers of every call of a method through which Keras runs models in graphs
+    (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
+    instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
+    """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
+    bound to instances of different classes)."""
+    builds_keras_graphs: bool = False
+    """The module builds a Keras model from symbolic inputs (``keras.Input``, a functional
+    ``keras.Model(inputs, outputs)``) or exports one (``tf.saved_model.save``, the TFLite
+    converter): Keras runs ``call`` in a graph then."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -661,6 +685,14 @@ class _Indexer:
 
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if (scope.function is None and scope.cls is None
+                and isinstance(node.value, ast.Call)):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    made = self._class_ref(node.value.func)
+                    known = self.index.instance_classes
+                    known[target.id] = (made if known.get(target.id, made) == made
+                                        else None)
         if (scope.function is None and scope.cls is None and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
                 and isinstance(node.value.func, ast.Name)):
@@ -717,6 +749,11 @@ class _Indexer:
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
         func = node.func
         qualified = self._qualified(func)
+        if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS:
+            self.index.keras_runs.append(func.value.id if isinstance(func.value, ast.Name)
+                                         else None)
+        elif qualified and _builds_keras_graph(qualified, node):
+            self.index.builds_keras_graphs = True
         if (scope.function is None and isinstance(func, ast.Attribute)
                 and func.attr in _KERAS_STEPS | KERAS_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))

@@ -84,7 +84,8 @@ class _Finder:
         if in_class and node.name in KERAS_GRAPH_METHODS:
             cls = self.index.classes.get(info.class_qualname or "")
             kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
-            if (kind and not cls.eager and not _called_eagerly(self.index, cls)
+            if (kind and not cls.eager and self.context.graph.runs_keras
+                    and not _called_eagerly(self.index, cls)
                     and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
