@@ -154,10 +154,19 @@ class StateUse:
         that, a traced function setting it to ``constant`` changes nothing by doing it once
         per trace rather than once per call: every call after the first would store the
         value it already holds."""
-        for key, uses in self.attributes.get(attribute, {}).items():
-            if key == id(function) or self._sets_up(key):
+        return self._changed(self.attributes.get(attribute, {}), function, constant)
+
+    def name_changed_elsewhere(self, function: ast.AST, name: str, constant: object) -> bool:
+        """The same for a module global or a variable of an enclosing function, set under
+        ``global``/``nonlocal``: its first module-level binding is its initial value."""
+        return self._changed(self.globals.get(name, {}), function, constant)
+
+    def _changed(self, uses: Dict[int, _Uses], function: ast.AST, constant: object) -> bool:
+        for key, use in uses.items():
+            if key == id(function) or key != 0 and self._sets_up(key):
                 continue
-            for _, _, statement in uses.stores:
+            stores = sorted(use.stores, key=lambda s: (s[0], s[1]))
+            for _, _, statement in stores[1:] if key == 0 else stores:
                 if not (isinstance(statement, ast.Assign) and _same_constant(
                         statement.value, constant)):
                     return True

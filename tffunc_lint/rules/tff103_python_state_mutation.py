@@ -176,8 +176,9 @@ class PythonStateMutation(Rule):
     sorted keys; they are the same on every call of one trace and each retrace sets them
     again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
     methods sets to anything else: every call after the first would store the value the
-    attribute already holds, so storing it once per trace changes nothing. A flag that
-    other code resets (`self._done = False` in `reset()`) is reported.
+    attribute already holds, so storing it once per trace changes nothing; the same for a
+    `global` or `nonlocal` flag (`first_call = False`) that no other code sets again. A
+    flag that other code resets (`self._done = False` in `reset()`) is reported.
 
     ## References
     - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
@@ -252,6 +253,11 @@ class PythonStateMutation(Rule):
                 and not self._outlives_trace(statement, name, lambda use: (
                     use.closure_outlives_trace(function.node, name, found.scope)))):
             return
+        value = getattr(statement, "value", None)
+        if (isinstance(statement, cst.Assign) and literal(value)
+                and not StateUse.of(self.context).name_changed_elsewhere(
+                    function.node, name, _constant(value))):
+            return  # a one-way flag: storing it once per trace leaves the same state
         if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt(name):
             keyword = "global" if name in own.declared_global else "nonlocal"
             self.report(statement, f"assigning `{keyword} {name}` happens only while "
