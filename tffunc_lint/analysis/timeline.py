@@ -80,6 +80,8 @@ class _Bound:
     line: int
     unconditional: bool
     """A statement of the module body itself (or of a ``with`` block in it)."""
+    node: Optional[ast.AST] = None
+    """The statement that binds the name."""
 
 
 class Timeline:
@@ -98,6 +100,9 @@ class Timeline:
         """(name, line) of a module-level ``def``/``class`` → its node."""
         self._unit_lines: List[Tuple[int, int, Tuple[str, int]]] = []
         self._module_refs: List[Tuple[str, float, str]] = []
+        self._module_calls: Dict[Tuple[str, int], List[ast.Call]] = {}
+        """(name, line) → the module-level calls ``name(...)`` whose callee is written there
+        (not in a lambda, which may run later)."""
         self._unit_refs: Dict[Tuple[str, int], List[Tuple[str, str]]] = {}
         self._cache: Dict[str, Tuple[List[int], List[float]]] = {}
         self.wrappers: Dict[Tuple[str, int], Tuple[ast.Call, str]] = {}
@@ -114,7 +119,7 @@ class Timeline:
             if isinstance(node, _UNITS):
                 for expr in _header_exprs(node):
                     self._module_expr(expr)
-                self._bind(node.name, node.lineno, unconditional)
+                self._bind(node.name, node.lineno, unconditional, node)
                 unit = (node.name, node.lineno)
                 self.units[unit] = node
                 self._unit_lines.append((node.lineno, node.end_lineno, unit))
@@ -129,7 +134,8 @@ class Timeline:
                 self.wrappers[unit] = (node.value, wrapped)
                 self._unit_refs[unit] = [(wrapped, CALL)]
             for name in statement_bindings(node):
-                self._bind(name, node.lineno, unconditional and not isinstance(node, _LOOPS))
+                self._bind(name, node.lineno, unconditional and not isinstance(node, _LOOPS),
+                           node)
             if isinstance(node, _LOOPS):
                 self.loops.append((node.lineno, node.end_lineno))
             blocks = [getattr(node, block, None) or []
@@ -140,12 +146,21 @@ class Timeline:
             for block in blocks:
                 self._walk(block, unconditional and keeps)
 
-    def _bind(self, name: str, line: int, unconditional: bool) -> None:
-        self.bindings.setdefault(name, []).append(_Bound(line, unconditional))
+    def _bind(self, name: str, line: int, unconditional: bool,
+              node: Optional[ast.AST] = None) -> None:
+        self.bindings.setdefault(name, []).append(_Bound(line, unconditional, node))
 
     def _module_expr(self, expr: ast.AST) -> None:
         for name, line, kind in _mentions(expr):
             self._module_refs.append((name, float(line), kind))
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Lambda):
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self._module_calls.setdefault((node.func.id, node.func.lineno), []).append(node)
+            stack.extend(ast.iter_child_nodes(node))
 
     # -- which binding a mention reaches -----------------------------------------------------
     def in_force(self, name: str, first: float, last: float
@@ -185,6 +200,33 @@ class Timeline:
                     stop = bound[i].line
             cached = self._cache[name] = ([b.line for b in bound], stops)
         return cached
+
+    def binding_at(self, name: str, line: int) -> Optional[ast.AST]:
+        """The statement binding ``name`` at ``line`` (one ``in_force`` gives), or None."""
+        for bound in self.bindings.get(name, ()):
+            if bound.line == line:
+                return bound.node
+        return None
+
+    def direct_calls(self, name: str, line: int) -> Optional[List[ast.Call]]:
+        """The module-level calls ``name(...)`` that reach the binding of ``name`` made at
+        ``line``, in statement order; None when code uses that binding otherwise too:
+        passes it on, reads an attribute of it (``f.get_concrete_function``), calls it in a
+        lambda, or mentions the name in a function or class (which may run at any time)."""
+        if any(name in {ref for ref, _ in refs} for unit, refs in self._unit_refs.items()
+               if unit != (name, line)):
+            return None
+        mentions: Dict[int, int] = {}
+        for ref, at, _ in self._module_refs:
+            if ref == name and any(bound == line for bound, _, _ in self.in_force(name, at, at)):
+                mentions[int(at)] = mentions.get(int(at), 0) + 1
+        calls: List[ast.Call] = []
+        for at, count in sorted(mentions.items()):
+            found = self._module_calls.get((name, at), [])
+            if len(found) != count:
+                return None
+            calls.extend(sorted(found, key=lambda call: (call.lineno, call.col_offset)))
+        return calls
 
     def unit_at(self, line: int) -> Optional[Tuple[str, int]]:
         """The module-level ``def``/``class`` whose lines hold ``line``."""
