@@ -74,18 +74,10 @@ FUNCTION_GUIDE = {
     (59, 5, 12, "TFF302"),  # recursive_fn calls itself
     (61, 3, 14, "TFF201"),  # buggy_add reads foo, rebound to 100 in cell 62
     (61, 11, 35, "TFF401"), (62, 4, 35, "TFF401"),  # recommended_add(foo): foo is 1, then 100
+    # evaluate reads model.bias of simple_model, which cell 67 changes between two calls;
+    # the evaluate of cell 70, for BetterModel's tf.Variable bias, is another function
+    (66, 9, 29, "TFF202"),
     (73, 3, 7, "TFF301"),  # v = tf.Variable(1.0) in f
-}
-
-MERGED = ("the analysis merges the notebook's redefinitions of one name: the guide redefines "
-          "evaluate three times, and the one in cell 70 reads model.bias of BetterModel, a "
-          "tf.Variable; without cells 70-72 the TFF202 below is reported")
-
-# The guide's pitfalls still missed because redefinitions of a name are merged. (The first
-# recursive_fn's TFF302, next(iterator) in cell 51 and the calls of each f reaching the f
-# defined before them are right since each def is a function of its own.)
-FUNCTION_GUIDE_MISSING = {
-    (66, 9, 29, "TFF202"),  # evaluate reads model.bias, which cell 67 changes
 }
 
 AUTOGRAPH_ZH = {
@@ -106,12 +98,6 @@ def _guide(name: str):
 
 def test_function_guide_reports_its_pitfalls_at_their_cells():
     assert _guide("function_guide") == FUNCTION_GUIDE
-
-
-@pytest.mark.xfail(strict=True, reason=MERGED)
-@pytest.mark.parametrize("finding", sorted(FUNCTION_GUIDE_MISSING))
-def test_function_guide_pitfalls_missed_through_merged_redefinitions(finding):
-    assert finding in _guide("function_guide")
 
 
 def test_autograph_guide_reports_its_pitfalls_at_their_cells():
@@ -212,6 +198,28 @@ def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsy
                     + "layer = Attention()\nTrainer().fit(layer, [tf.ones(2)])\n"
                     + "layer.attention_weights\n", encoding="utf-8")
     assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103"), (None, 7, 5, "TFF407")]
+
+
+def test_an_object_change_reaches_the_def_in_force_at_its_cell(tmp_path, capsys):
+    model = ("code", "class Model(tf.Module):\n    def __init__(self):\n"
+                     "        self.bias = 0.0\n")
+    evaluate = ("code", "@tf.function\ndef evaluate(model, x):\n    return x + model.bias\n")
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(
+        IMPORT, model, evaluate,
+        ("code", "m = Model()\nevaluate(m, 1.0)\n"),
+        evaluate,  # a new function: the calls below reach it, not the one in cell 3
+        ("code", "m.bias += 5.0\nevaluate(m, 1.0)\n"),
+    ), encoding="utf-8")
+    assert positions(capsys, str(path)) == []
+    path.write_text(notebook(
+        IMPORT, model, evaluate,
+        ("code", "m = Model()\nevaluate(m, 1.0)\n"),
+        ("code", "m.bias += 5.0\nevaluate(m, 1.0)\n"),
+        evaluate,
+        ("code", "evaluate(m, 1.0)\n"),
+    ), encoding="utf-8")
+    assert positions(capsys, str(path)) == [(3, 3, 16, "TFF202")]
 
 
 def test_magics_are_masked_in_place_and_strings_are_left_alone():

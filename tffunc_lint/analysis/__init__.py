@@ -15,7 +15,7 @@ Base analyses (no per-file context):
 - ``cst_walk``: a read-only walk over LibCST trees in source order.
 - ``test_code``: whether a module or function is test code.
 - ``timeline``: when module-level code may run each function, in statement order (each
-  ``def`` its own object, the binding in force at each call).
+  ``def`` its own object, the binding in force at each call, the calls that reach it).
 - ``scoped_state``: whether a function sets state only for the span of a ``with`` block
   (a context manager that sets it back on exit).
 
@@ -26,7 +26,8 @@ Per-file analyses (computed once per file through ``FileContext.fact``):
 - ``container_provenance``: where a container used in traced code comes from (made by the
   call or outliving it) and whether the module binds it to a Python container.
 - ``rebinding``: which globals, closure variables and attributes the program rebinds after a
-  traced function may have read them, while its traces can still be reused.
+  traced function may have read them, while its traces can still be reused; which objects
+  the calls of a ``tf.function`` pass, and whether one changes between two of them.
 - ``call_sites``: the call sites of the module's ``tf.function`` objects and what kind of
   Python value each argument is.
 - ``state_use``: whether state that traced code sets lives past the trace that sets it

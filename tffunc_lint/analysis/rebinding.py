@@ -15,7 +15,12 @@ bound again later. This module answers, from the module's ``ast`` tree:
 - **closure variables**: names of an enclosing function bound again after the nested
   function is defined (in a loop, by augmented assignment, or a second time), or assigned
   by a nested function under ``nonlocal``, unless that function is set-up code: called
-  only before the nested function is defined, never in a loop, never passed on.
+  only before the nested function is defined, never in a loop, never passed on;
+- **attributes**: which attributes of which classes code of the module sets to plain Python
+  values outside set-up (``AttributeRebinding``); and, for a parameter of a module-level
+  ``tf.function``, the instances its calls pass: a call reaches the ``def`` in force where
+  it is made, and passes the instance its argument's name is bound to there
+  (``PassedObjects``); only a change to one of them between two calls that pass it counts.
 
 The module part is computed once per file (``FileContext.fact``); the closure part on
 demand, per traced function.
@@ -422,6 +427,21 @@ def enclosing_functions(index, key) -> List[Tuple[object, ast.AST]]:
 GLOBAL, CLOSURE = "global", "closure"
 
 
+@dataclass(frozen=True)
+class PassedObjects:
+    """The objects every call of one ``tf.function`` object passes for one parameter:
+    module-level instances (``simple_model = SimpleModel()``), each known by the statement
+    that made it, and when the function is called."""
+
+    calls: Tuple[Tuple[int, FrozenSet[Tuple[str, int]]], ...]
+    """Each call, in statement order: its line and the objects it may pass, each as (name,
+    line of the statement binding the name to a new instance)."""
+    classes: FrozenSet[str]
+    """The classes (qualnames) of those instances."""
+    bound: int
+    """The line of the ``def`` that makes the ``tf.function`` object."""
+
+
 class Rebinding:
     """The rebinding facts of one module, as the rules query them (``FileContext.fact``).
 
@@ -444,6 +464,7 @@ class Rebinding:
         self._entries: Optional[Dict[object, Set[object]]] = None
         self._timeline: Optional[Timeline] = None
         self._objects: Dict[object, List[Tuple[Optional[int], Times]]] = {}
+        self._passed: Dict[Tuple[object, str], Optional[PassedObjects]] = {}
 
     @classmethod
     def of(cls, context) -> "Rebinding":
@@ -614,11 +635,112 @@ class Rebinding:
         self._functions[key] = found
         return found
 
+    def passed_objects(self, key, parameter: str) -> Optional[PassedObjects]:
+        """What the traced function ``key`` gets for ``parameter``, when that is known: it is
+        a module-level ``@tf.function`` def whose binding only module-level calls reach
+        (statement order: a call reaches the ``def`` in force there, not a redefinition of
+        the name), and each call passes a name bound, at that call, to an instance of a
+        class of the module. None otherwise (passed on, wrapped again, called from another
+        function or with something else)."""
+        if (key, parameter) not in self._passed:
+            self._passed[(key, parameter)] = self._passed_objects(key, parameter)
+        return self._passed[(key, parameter)]
+
+    def _passed_objects(self, key, parameter: str) -> Optional[PassedObjects]:
+        node = self._index.nodes.get(key)
+        if not isinstance(node, _FUNCTIONS) or self.entries().get(key) != {key}:
+            return None
+        made = self.objects(key)
+        if len(made) != 1 or made[0][0] != node.lineno:
+            return None
+        timeline = self.timeline()
+        calls = timeline.direct_calls(node.name, node.lineno)
+        if not calls:
+            return None
+        passed: List[Tuple[int, FrozenSet[Tuple[str, int]]]] = []
+        classes: Set[str] = set()
+        for call in calls:
+            argument = _argument(call, node, parameter)
+            if not isinstance(argument, ast.Name):
+                return None
+            objects = set()
+            for line, _, _ in timeline.in_force(argument.id, call.lineno, call.lineno):
+                cls = self._instance_class(timeline.binding_at(argument.id, line), line)
+                if cls is None:
+                    return None
+                objects.add((argument.id, line))
+                classes.add(cls)
+            if not objects:
+                return None
+            passed.append((call.lineno, frozenset(objects)))
+        return PassedObjects(tuple(passed), frozenset(classes), node.lineno)
+
+    def _instance_class(self, statement: Optional[ast.AST], line: int) -> Optional[str]:
+        """``name = SomeClass(...)``, ``SomeClass`` a module-level class of this module (the
+        one in force at ``line``): its qualname."""
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Call)
+                and isinstance(statement.value.func, ast.Name)):
+            return None
+        name = statement.value.func.id
+        timeline = self.timeline()
+        reached = [at for at, _, _ in timeline.in_force(name, line, line)]
+        if not reached or not all(isinstance(timeline.units.get((name, at)), ast.ClassDef)
+                                  for at in reached):
+            return None
+        return name if name in self._index.classes else None
+
+    def attribute_change(self, passed: PassedObjects, attribute: str,
+                         facts: "AttributeRebinding") -> Optional[int]:
+        """A line giving ``attribute`` of the objects in ``passed`` a new Python value while
+        the ``tf.function`` object can still be called again with it, or None. A method of
+        their classes, or a function, that does so may run at any time; a module-level
+        statement matters when the name it writes through is bound, there, to an object that
+        a call before it and a call after it pass (or a call in a loop around both)."""
+        classes: Set[str] = set()
+        for cls in passed.classes:
+            classes |= facts.family(cls)
+        if facts.rebound_in(classes, attribute) is None:
+            return None
+        by_methods = [facts.by_methods[cls][attribute] for cls in classes
+                      if attribute in facts.by_methods.get(cls, {})]
+        if by_methods:
+            return min(by_methods)
+        timeline = self.timeline()
+        for name, changed, line in facts.changes:
+            if changed != attribute:
+                continue
+            if timeline.unit_at(line) is not None:  # in a function: it may run at any time
+                if facts.instances.get(name) in classes:
+                    return line
+                continue
+            changes = {(name, at) for at, _, _ in timeline.in_force(name, line, line)}
+            calls = [at for at, objects in passed.calls if objects & changes]
+            loops = [(a, z) for a, z in timeline.in_loop(line) if not a <= passed.bound <= z]
+            if any(at < line for at in calls) and any(at > line for at in calls) or any(
+                    a <= at <= z for at in calls for a, z in loops):
+                return line
+        return None
+
     def _scope(self, function: ast.AST) -> ScopeBindings:
         scope = self._scopes.get(id(function))
         if scope is None:
             scope = self._scopes[id(function)] = scope_bindings(function)
         return scope
+
+
+def _argument(call: ast.Call, function: ast.AST, parameter: str) -> Optional[ast.expr]:
+    """The expression ``call`` passes for ``function``'s ``parameter``, or None (not passed,
+    or hidden in ``*args``/``**kwargs``)."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return None
+    if parameter in positional and positional.index(parameter) < len(call.args):
+        return call.args[positional.index(parameter)]
+    return next((k.value for k in call.keywords if k.arg == parameter), None)
 
 
 def _directly_in(unit: ast.AST, line: int) -> bool:
@@ -685,10 +807,18 @@ class AttributeRebinding:
     (and from set-up methods). A one-way flag, not state that changes."""
     writers: Dict[str, Dict[str, Set[str]]] = field(default_factory=dict)
     """Class qualname → method → attributes of ``self`` it assigns in its own body."""
+    by_methods: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    """The part of ``rebound`` made by the class's own methods: class qualname → attribute
+    → a line."""
+    changes: List[Tuple[str, str, int]] = field(default_factory=list)
+    """(name, attribute, line) of each Python value assigned to ``name.attribute`` outside
+    a class's methods (``simple_model.bias += 5.0``), whatever ``name`` is bound to."""
 
     def attributes(self) -> FrozenSet[str]:
-        return frozenset(a for attrs in self.rebound.values() for a in attrs
-                         if not any(a in t for t in self.tensorflow.values()))
+        """Attributes some class gets a Python value for (another class may hold a
+        TensorFlow object under the same name: which one a parameter is depends on the
+        calls)."""
+        return frozenset(a for attrs in self.rebound.values() for a in attrs)
 
     def family(self, cls: str) -> Set[str]:
         """``cls`` with its ancestors and descendants defined in the module."""
@@ -738,9 +868,11 @@ def attribute_rebinding(context) -> AttributeRebinding:
                               {q for q in index.classes if "." not in q})
     walker.walk(context.tree.body, _Where())
     for name, attribute, line, kind in walker.outside:
+        if kind == _PYTHON:
+            result.changes.append((name, attribute, line))
         owner = result.instances.get(name)
         if owner is not None:
-            walker.record(owner, attribute, line, kind, setup=False)
+            walker.record(owner, attribute, line, kind, setup=False, outside=True)
     walker.settle(context.tree, context.text)
     return result
 
@@ -878,12 +1010,17 @@ class _AttributeWalker:
             elif name not in ("self", "cls"):
                 self.outside.append((name, target.attr, node.lineno, kind))
 
-    def record(self, cls: str, attribute: str, line: int, kind: str, setup: bool) -> None:
+    def record(self, cls: str, attribute: str, line: int, kind: str, setup: bool,
+               outside: bool = False) -> None:
         if kind == _TF:
             self.result.tensorflow.setdefault(cls, set()).add(attribute)
         elif kind == _PYTHON and not setup:
-            found = self.result.rebound.setdefault(cls, {})
-            found[attribute] = min(found.get(attribute, line), line)
+            tables = [self.result.rebound]
+            if not outside:
+                tables.append(self.result.by_methods)
+            for table in tables:
+                found = table.setdefault(cls, {})
+                found[attribute] = min(found.get(attribute, line), line)
 
     def settle(self, tree: ast.Module, text: Optional[str] = None) -> None:
         """Files the writes: one made by a method that is only ever called while the

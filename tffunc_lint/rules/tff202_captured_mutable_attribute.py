@@ -7,7 +7,8 @@ from typing import Dict, Optional, Set, Tuple
 
 from ..analysis.lazy_libcst import NodeTypes, cst
 
-from ..analysis.rebinding import AttributeRebinding, attribute_rebinding
+from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
+                                  attribute_rebinding)
 from ..rule import Rule
 
 #: Where an attribute is written, not read.
@@ -90,8 +91,13 @@ class CapturedMutableAttribute(Rule):
     (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
     count as plain Python: numbers, strings, booleans, `not x` and arithmetic on literals
     and attributes (`self.step + 1`); a value computed by a call is not judged. The type of a
-    parameter is not known: `model.bias` is reported when some class of the module reassigns
-    a Python `bias`. Changes made by other modules are not seen. Creating a new
+    parameter is known only when every call of a module-level `tf.function` passes an object
+    the module makes (`model = SimpleModel()`, then `evaluate(model, x)`): then only a
+    change of that object's attribute between two calls that pass it counts, in statement
+    order (cell order in a notebook), or a method of its class that changes it; a later
+    `def` of the same name is another function, with its own calls. Otherwise `model.bias`
+    is reported when some class of the module reassigns a Python `bias` and none holds a
+    TensorFlow object there. Changes made by other modules are not seen. Creating a new
     `tf.function` after changing the object is the guide's other fix.
 
     ## References
@@ -141,8 +147,13 @@ class CapturedMutableAttribute(Rule):
         if classes is None:
             return
         facts = self.facts(self.context)
-        line = (facts.rebound_in(classes, attribute) if classes
-                else facts.rebound_anywhere(attribute))
+        passed = None if classes else self._passed(obj)
+        if passed is not None:  # the objects every call passes, and when they change
+            classes = {c for cls in passed.classes for c in facts.family(cls)}
+            line = Rebinding.of(self.context).attribute_change(passed, attribute, facts)
+        else:
+            line = (facts.rebound_in(classes, attribute) if classes
+                    else facts.rebound_anywhere(attribute))
         if (line is None or self._tests_own_initialisation(node, classes)
                 or self._reset_by_compile(classes, attribute)):
             return
@@ -160,6 +171,10 @@ class CapturedMutableAttribute(Rule):
         methods = {method for cls in classes for method, attributes in
                    facts.writers.get(cls, {}).items() if attribute in attributes}
         return bool(methods) and methods <= _SET_UP_OR_COMPILE
+
+    def _passed(self, parameter: str) -> Optional[PassedObjects]:
+        """What the calls of the traced function pass for ``parameter``, when known."""
+        return Rebinding.of(self.context).passed_objects(self.context.function.key, parameter)
 
     def _classes(self, obj: str) -> Optional[Set[str]]:
         """The classes ``obj`` may be an instance of: those of the traced method's family
