@@ -701,8 +701,8 @@ class Rebinding:
         classes: Set[str] = set()
         for cls in passed.classes:
             classes |= facts.family(cls)
-        if facts.rebound_in(classes, attribute) is None:
-            return None
+        if any(attribute in facts.tensorflow.get(cls, ()) for cls in classes):
+            return None  # some code stores a TensorFlow object there
         by_methods = [facts.by_methods[cls][attribute] for cls in classes
                       if attribute in facts.by_methods.get(cls, {})]
         if by_methods:
