@@ -207,6 +207,9 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
             if targets and _replaces_sentinel(ancestors[-1], targets & _read_test(
                     node.test, guards.sentinel_targets)):
                 return True
+            if targets and _normalises_index(ancestors[-1], targets & _read_test(
+                    node.test, guards.negative_index_targets)):
+                return True
         elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
             body = list(node.body)
             for position, earlier in enumerate(body):
@@ -232,6 +235,24 @@ def _replaces_sentinel(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
         return False
     return not any(isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) in tested
                    for node in _walk(statement.value))
+
+
+def _normalises_index(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
+    """Under ``if self.axis < 0:``, ``statement`` adds to the index
+    (``self.axis = rank + self.axis``, ``self.axis += rank``): a negative axis made
+    non-negative once, which the test then keeps from happening again."""
+    if not tested:
+        return False
+    if isinstance(statement, cst.AugAssign):
+        return (isinstance(statement.operator, cst.AddAssign)
+                and dotted_name(statement.target) in tested)
+    if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+        return False
+    target = dotted_name(statement.targets[0].target)
+    value = statement.value
+    return (target in tested and isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, cst.Add)
+            and target in (dotted_name(value.left), dotted_name(value.right)))
 
 
 def _walk(node: cst.CSTNode):

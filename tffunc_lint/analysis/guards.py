@@ -335,6 +335,19 @@ def sentinel_targets(test: ast.expr) -> FrozenSet[str]:
     return frozenset()
 
 
+def negative_index_targets(test: ast.expr) -> FrozenSet[str]:
+    """What ``test`` checks for a negative index or axis (``self.axis < 0``): code under
+    the test that adds the rank makes it non-negative, once."""
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Lt)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == 0
+            and not isinstance(test.comparators[0].value, bool)):
+        name = _tested(test.left)
+        return frozenset([name]) if name else frozenset()
+    return frozenset()
+
+
 _BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
 
 

@@ -145,7 +145,8 @@ class PythonStateMutation(Rule):
     subclasses call from traced code, not as a reader outside the trace; an attribute that
     a traced function makes and deletes again (`del self._count`) lives within that call.
     A placeholder given its real value once (`if self.axis == -1: self.axis = rank - 1`,
-    a plain assignment that does not read the placeholder) is set-up, not state.
+    a plain assignment that does not read the placeholder) is set-up, not state; so is a
+    negative axis made non-negative once (`if self.axis < 0: self.axis += rank`).
     Not reported: code inside `with tf.init_scope():`; a context manager that sets state
     for its `with` block and sets it back on exit (assignments before and after the `yield`
     of a generator, or in `__enter__` and `__exit__`): the block opens and closes within
