@@ -23,9 +23,10 @@ iterates a tensor or a dataset.
   tensor. The result of other calls is not known to be a tensor (a Keras layer may return a
   list), and an unannotated parameter may be a Python list.
 - TensorFlow operations that return a Python list or tuple of tensors (``tf.unstack``,
-  ``tf.split`` …) give Python sequences, and so does a parameter annotated as a Python
-  container (``List[tf.Tensor]``, ``Sequence[...]``, ``Optional[tuple]`` …), whatever its
-  items are.
+  ``tf.split`` …) give Python sequences (a name bound to one anywhere in the function, as
+  in ``x = tf.unstack(x)``, is not taken for a tensor), and so does a parameter annotated
+  as a Python container (``List[tf.Tensor]``, ``Sequence[...]``, ``Optional[tuple]`` …),
+  whatever its items are.
 - A dataset is a ``tf.data`` chain, a name bound to one, or a name such as ``ds`` or
   ``dataset``.
 """
@@ -127,6 +128,9 @@ class GraphLoops:
                     if python_container_annotation(param.annotation)}
         self.tensors: Set[str] = set(sources)
         self.datasets: Set[str] = set()
+        self.sequences: Set[str] = set()
+        """Names (also) bound to a Python list or tuple: ``chars = tf.unstack(chars)``
+        makes a loop over ``chars`` a Python loop, whatever else ``chars`` holds."""
         self._propagate(function.body)
 
     def _has_signature(self, decorator: cst.BaseExpression) -> bool:
@@ -138,6 +142,11 @@ class GraphLoops:
     # -- names bound to tensors and datasets -----------------------------------------------
     def _propagate(self, body: cst.CSTNode) -> None:
         found = list(bindings(body))
+        for target, value in found:
+            if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) or (
+                    isinstance(value, cst.Call)
+                    and self.resolve(value.func) in _PYTHON_SEQUENCES):
+                self.sequences.update(assigned_names(target))
         changed = True
         while changed:  # in any order: a name may be used above its binding in a loop
             changed = False
@@ -160,7 +169,7 @@ class GraphLoops:
         slicing of those. The result of other calls (a Keras layer returning a list) is not
         known to be a tensor."""
         if isinstance(node, cst.Name):
-            return node.value in self.tensors
+            return node.value in self.tensors and node.value not in self.sequences
         if isinstance(node, cst.Call):
             qualified = self.resolve(node.func)
             return qualified not in _PYTHON_SEQUENCES and is_operation(qualified)
