@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -86,6 +87,9 @@ class _Finder:
             kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
             if (kind and not cls.eager and self.context.graph.runs_keras
                     and not _called_eagerly(self.index, cls)
+                    and node.name not in _used_as_tf_function(
+                        (self.context.text or "").splitlines(), cls,
+                        self.index.classes.values())
                     and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
@@ -124,6 +128,26 @@ def _called_eagerly(index, cls) -> bool:
     decorator is what runs that call as a graph."""
     return any(method == "__call__" and index.instances.get(receiver) == cls.qualname
                for receiver, method in index.eager_steps)
+
+
+#: What only a tf.function object has: code that asks the method for it needs the decorator.
+_TF_FUNCTION_API = re.compile(
+    r"\.\s*(\w+)\s*\.\s*(?:get_concrete_function|python_function|"
+    r"experimental_get_tracing_count|pretty_printed_concrete_signatures|input_signature|"
+    r"function_spec|experimental_get_compiler_ir)\b")
+
+
+def _used_as_tf_function(lines, cls, classes) -> set:
+    """Methods that the class ``cls``, or module code outside every class, uses as
+    tf.function objects (``self.call.get_concrete_function(spec)`` for a SavedModel
+    signature): without the decorator that code breaks."""
+    spans = [(c.first_line, c.last_line) for c in classes if c is not cls]
+    found = set()
+    for number, line in enumerate(lines, 1):
+        if "." in line and (cls.first_line <= number <= cls.last_line or not any(
+                first <= number <= last for first, last in spans)):
+            found.update(_TF_FUNCTION_API.findall(line))
+    return found
 
 
 #: Parameters of a Keras method that hold Python values, not tensors.
@@ -289,7 +313,11 @@ class RedundantTfFunction(Rule):
     module-level code calls an instance of the class directly (`pred = model(x)` runs
     eagerly: the decorator is what makes it a graph), nor when its body has a loop or an `if`
     on one of its arguments: Keras 3 does not convert `call` with AutoGraph, so the
-    decorator is what turns that Python control flow into graph control flow.
+    decorator is what turns that Python control flow into graph control flow. Nor when the
+    class uses the method as a tf.function object (`self.call.get_concrete_function(spec)`
+    for a SavedModel signature), nor in a notebook that never lets Keras run its models
+    (no `fit`/`evaluate`/`predict` of a Keras model, no functional model): there the
+    decorator is what compiles the eager calls.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
