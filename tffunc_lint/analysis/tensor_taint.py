@@ -19,7 +19,9 @@ loop); the two branches of an ``if`` are walked apart, each from the taint befor
 joined after it. Static properties break the taint:
 ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
 ``int(x)`` … are plain Python values while tracing, and so are the results of NumPy calls
-(a NumPy call on a tensor is reported once, where it happens).
+(a NumPy call on a tensor is reported once, where it happens), of ``tf.nest.map_structure``
+with a lambda that returns such values, and of a local lambda that does
+(``shape = lambda d: tf.nest.map_structure(lambda x: list(x.shape), d)``).
 
 :func:`is_tainted` answers for one LibCST expression visited in traced code; the walk of a
 function's body is done once and cached through ``FileContext.fact``.
@@ -115,9 +117,21 @@ def expression_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolve) -
     return any(expression_tainted(child, tainted, resolve) for child in children(node))
 
 
+def _static_lambda(node: cst.BaseExpression, tainted: Set[str], resolve: Resolve) -> bool:
+    """A lambda whose result is a Python value even when its parameters are tensors
+    (``lambda d: tf.nest.map_structure(lambda x: list(x.shape), d)``)."""
+    return isinstance(node, cst.Lambda) and not expression_tainted(
+        node.body, tainted | set(_lambda_parameters(node.params)), resolve)
+
+
 def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     func = node.func
+    if isinstance(func, cst.Name) and func.value + "()" in tainted:
+        return False  # a name bound to a static lambda (see ``_Flow._bind``)
     qualified = resolve(func)
+    if qualified == "tensorflow.nest.map_structure" and node.args and _static_lambda(
+            node.args[0].value, tainted, resolve):
+        return False
     if qualified in STATIC_CALLS or (qualified or "").startswith("numpy."):
         return False
     if is_operation(qualified):
@@ -358,6 +372,9 @@ class _Flow:
               tainted: Set[str]) -> None:
         if expression_tainted(value, tainted, self.resolve):
             tainted.update(assigned_names(target))
+        elif isinstance(target, cst.Name) and _static_lambda(value, tainted, self.resolve):
+            # Calling it gives a Python value: marked as ``name()``, never a variable name.
+            tainted.add(target.value + "()")
 
 
 # -- queries from a rule ------------------------------------------------------------------------
