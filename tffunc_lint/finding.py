@@ -25,6 +25,9 @@ class TraceReason:
     once: bool = False
     """Reached only through one-time initialisation (``if self.table is None:
     self._build_table()``): the body runs on the first trace only, by design."""
+    fresh: bool = False
+    """A method reached only through calls on objects the traced code makes itself
+    (``registry = Registry(); registry.insert(...)``): its ``self`` lives within the trace."""
 
     def where(self, current_path: str = "") -> str:
         if self.path and self.path != current_path:

@@ -483,6 +483,11 @@ def _bound_in(context: "FileContext", scopes: ModuleScopes, scope: ast.AST,
             return UNKNOWN
         cls = scopes.owner_class[id(scope)]
         kind = None if deeper else scopes.attribute_kind(cls, attribute)
+        if scope is context.function.node and context.function.reason.fresh:
+            # Traced only as a method of objects the traced code makes (``r = Registry();
+            # r.insert(...)``): this ``self`` is new in each trace, like a local.
+            return Origin(Provenance.LOCAL, kind, f"attribute `{head}.{attribute}` of an "
+                                                  "object made while tracing")
         return Origin(Provenance.ATTRIBUTE, kind, f"attribute `{head}.{attribute}`")
     kind = None if rest else own.kind(head, context.names)
     if scope is context.function.node:

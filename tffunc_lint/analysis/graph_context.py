@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set,
                     Tuple)
 
@@ -86,9 +86,16 @@ class ProjectGraph:
             if (path, key) in eager:
                 return  # Python runs it, through tf.py_function
             known = traced[path].get(key)
-            if known is None or (known.once and not reason.once):
-                traced[path][key] = reason
-                queue.append((path, key))
+            if known is not None:
+                # Once only if every way in is one-time set-up; fresh only if every way in
+                # is on an object the trace made. The flags only ever turn off: no cycles.
+                once, fresh = known.once and reason.once, known.fresh and reason.fresh
+                if (once, fresh) == (known.once, known.fresh):
+                    return
+                reason = replace(reason if known.once and not reason.once else known,
+                                 once=once, fresh=fresh)
+            traced[path][key] = reason
+            queue.append((path, key))
 
         for path, reasons in (seeds or {}).items():
             keras = path in self.by_path and not self.runs_keras(self.by_path[path])
@@ -140,7 +147,7 @@ class ProjectGraph:
                 once = reason.once or self._initialises(index, conditions, found)
                 add(*found, TraceReason(f"{how} {function.qualname}", line,
                                         function=function.qualname, via=reason, path=path,
-                                        once=once))
+                                        once=once, fresh=position in function.fresh_edges))
         return traced
 
     # -- guards -----------------------------------------------------------------------------

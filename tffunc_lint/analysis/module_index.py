@@ -127,6 +127,9 @@ class FunctionInfo:
     wraps_tf_function: bool = False
     """It returns ``tf.function(...)``: a project decorator such as ``common.function``."""
     edges: List[Tuple[Target, int, str]] = field(default_factory=list)
+    fresh_edges: Set[int] = field(default_factory=set)
+    """Edges (by position) that call a method on an object this function made itself
+    (``registry = Registry(); registry.insert(...)``): the method's ``self`` is new."""
     """(what it calls, line, CALLED or PASSED)."""
     edge_guards: Dict[int, Tuple[Tuple, ...]] = field(default_factory=dict)
     """For an edge (by position in ``edges``) under tests the call graph must settle: any of
@@ -784,6 +787,10 @@ class _Indexer:
         if scope.edges:
             callee = self._callable(func, scope)
             if callee is not None:
+                if (callee[0] == "method" and isinstance(func, ast.Attribute)
+                        and isinstance(func.value, ast.Name)
+                        and func.value.id in scope.instances):
+                    scope.function.fresh_edges.add(len(scope.function.edges))
                 self._add_edge(scope, callee, node.lineno, CALLED)
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
             # unless that callee hands it to tf.py_function (settled by the call graph).

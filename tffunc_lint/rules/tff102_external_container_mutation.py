@@ -120,6 +120,9 @@ class ExternalContainerMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    A method that traced code reaches only on objects it makes itself (`registry =
+    Registry(); registry.insert(...)`) changes a new object, which lives within the trace:
+    its attributes are not outside state.
     A container is reported only when the module shows it is one: a global, closure variable
     or attribute must be bound to a list/dict/set display or constructor (`CACHE = {}`,
     `self.history = []` in `__init__`), so methods called `update` or `add` on metrics,

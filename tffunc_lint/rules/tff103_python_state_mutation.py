@@ -140,6 +140,9 @@ class PythonStateMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    A method that traced code reaches only on objects it makes itself (`registry =
+    Registry(); registry.insert(...)`) changes a new object, which lives within the trace:
+    its attributes are not outside state.
     An uncalled method that uses the state only as an input of TensorFlow operations on
     its arguments (`tf.gather(x, self.index)`) is taken as a graph-building helper that
     subclasses call from traced code, not as a reader outside the trace; an attribute that
