@@ -94,12 +94,15 @@ def _reported(results, total: int) -> List[FileResult]:
 
 def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     """The project knows more than the file alone: other traced functions, other one-time
-    set-up, or predicates the file could not resolve (a reason's wording may differ)."""
+    set-up or objects made while tracing, or predicates the file could not resolve (a
+    reason's wording may differ)."""
     alone = alone or ModuleView({}, {})
-    once = {key for key, reason in project.traced.items() if reason.once}
+    flags = {(key, reason.once, reason.fresh) for key, reason in project.traced.items()
+             if reason.once or reason.fresh}
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
             or dict(project.names) != dict(alone.names) or project.runs_keras != alone.runs_keras
-            or once != {key for key, reason in alone.traced.items() if reason.once})
+            or flags != {(key, reason.once, reason.fresh)
+                         for key, reason in alone.traced.items() if reason.once or reason.fresh})
 
 
 def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],
