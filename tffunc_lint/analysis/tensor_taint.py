@@ -35,7 +35,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 from .lazy_libcst import NodeTypes, cst
 
 from .cst_walk import children
-from .names import assigned_names
+from .names import assigned_names, ast_dotted_name
 
 #: Attributes that are static Python values while tracing (or not tensors at all).
 STATIC_ATTRIBUTES = frozenset({
@@ -421,6 +421,66 @@ class _FunctionTaint:
         return set(self.sources)
 
 
+def _numpy_helpers(context) -> FrozenSet[str]:
+    """Module-level functions that return NumPy values whatever they are given (every
+    ``return`` is a NumPy call, an attribute or method of one, arithmetic of those, or a
+    literal: kapre's ``_rdft_matrix(n)``): calling one gives a Python value, not a tensor."""
+    tree = context.tree
+    if tree is None:
+        return frozenset()
+
+    def numpy_valued(node: ast.AST, names: Set[str]) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in names
+        if isinstance(node, ast.Attribute):
+            return numpy_valued(node.value, names)
+        if isinstance(node, ast.Call):
+            dotted = ast_dotted_name(node.func)
+            qualified = context.names.resolve(dotted, line=node.lineno) if dotted else None
+            if qualified and qualified.startswith("numpy."):
+                return True
+            return isinstance(node.func, ast.Attribute) and numpy_valued(node.func.value, names)
+        if isinstance(node, ast.BinOp):
+            return numpy_valued(node.left, names) and numpy_valued(node.right, names)
+        if isinstance(node, ast.UnaryOp):
+            return numpy_valued(node.operand, names)
+        return False
+
+    found = set()
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef) or statement.decorator_list:
+            continue
+        assigned: Dict[str, List[ast.AST]] = {}
+        returns: List[Optional[ast.AST]] = []
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)) and node is not statement:
+                break  # nested scopes: too much to follow
+            if isinstance(node, ast.Return):
+                returns.append(node.value)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            assigned.setdefault(name.id, []).append(
+                                node.value if target is name else None)
+        else:
+            names: Set[str] = set()
+            changed = True
+            while changed:  # names bound only to NumPy values, in any order
+                changed = False
+                for name, values in assigned.items():
+                    if name not in names and all(v is not None and numpy_valued(v, names)
+                                                 for v in values):
+                        names.add(name)
+                        changed = True
+            if returns and all(r is not None and numpy_valued(r, names) for r in returns):
+                found.add(statement.name)
+    return frozenset(found)
+
+
 def _function_taint(context) -> Optional[_FunctionTaint]:
     function = context.function
     if function is None or function.node is None:
@@ -443,7 +503,8 @@ def _function_taint(context) -> Optional[_FunctionTaint]:
     else:
         sources = tensor_parameters(scope.params, _is_method(context, scope), entry)
         flow = _Flow(context.qualified_name)
-        flow.suite(scope.body, set(sources))
+        helpers = context.fact("numpy_helpers", _numpy_helpers)
+        flow.suite(scope.body, set(sources) | {name + "()" for name in helpers})
         taint = _FunctionTaint(scope, sources, flow)
     cache[function.key] = taint
     return taint
