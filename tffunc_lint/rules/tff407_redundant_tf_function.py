@@ -187,7 +187,10 @@ def _through(reason, qualname: str) -> bool:
 #: Graph APIs that run their callables eagerly when called eagerly: a tf.function below
 #: them is what makes a graph then.
 _EAGER_CAPABLE = ("tf.cond(", "tf.while_loop(", "tf.map_fn(", "tf.switch_case(", "tf.scan(",
-                  "tf.foldl(", "tf.foldr(", "strategy.")
+                  "tf.foldl(", "tf.foldr(", "strategy.",
+                  # A Keras layer's call runs eagerly when the layer is called on eager
+                  # tensors (``layer(x)``, ``model.predict`` with run_eagerly).
+                  "Keras Layer.call(", "Keras Model.call(")
 
 
 def _eager_capable(reason) -> bool:
@@ -307,8 +310,9 @@ class RedundantTfFunction(Rule):
     the function does. A public function is never reported, since callers outside the linted
     code may call it eagerly; a private function is taken as module-local, even if another
     module imports it. Functions also called from untraced code, referenced other than by a
-    call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables (which run
-    eagerly when their caller does), and test code are not reported. A Keras class is
+    call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
+    Keras `call` (which run eagerly when their caller does, or when the layer is called on
+    eager tensors), and test code are not reported. A Keras class is
     recognised through bases this module can resolve. A Keras method is not reported when
     module-level code calls an instance of the class directly (`pred = model(x)` runs
     eagerly: the decorator is what makes it a graph), nor when its body has a loop or an `if`
