@@ -269,6 +269,7 @@ class StateUse:
         own = uses.get(id(function))
         if own is not None and own.read_before_set(setter_calls(id(function))):
             return True
+        modes = self._store_modes(own, function) if attribute and own is not None else {}
         for key, other in uses.items():
             if key == id(function):
                 continue
@@ -276,11 +277,45 @@ class StateUse:
                 if other.loads or other.static_loads:
                     return True  # module-level code reads it
                 continue
+            if modes:
+                other = self._in_mode(other, self._nodes[key], modes)
             if (not self._traced(key) and not self._sets_up(key)
                     and other.read_before_set(setter_calls(key), static=True)
                     and not (attribute and self._graph_helper(key, attribute))):
                 return True
         return False
+
+    def _store_modes(self, own: "_Uses", function: ast.AST) -> Dict[str, object]:
+        """The configuration every store of ``own`` runs under: ``{"mode": "learned"}`` when
+        each sits under ``if self.mode == "learned":``, where ``self.mode`` is set only by
+        set-up methods (``__init__``, ``build``)."""
+        found: Optional[Dict[str, object]] = None
+        for _, _, statement in own.stores:
+            modes = self._configuration(_modes_at(function, statement))
+            found = modes if found is None else {
+                k: v for k, v in found.items() if modes.get(k, v) == v and k in modes}
+            if not found:
+                return {}
+        return found or {}
+
+    def _configuration(self, modes: Dict[str, object]) -> Dict[str, object]:
+        return {attribute: value for attribute, value in modes.items()
+                if all(self._sets_up(key) for key, use in self.attributes.get(attribute, {})
+                       .items() if use.stores)}
+
+    def _in_mode(self, uses: "_Uses", function: ast.AST, modes: Dict[str, object]) -> "_Uses":
+        """``uses`` without the loads that run only under another value of a configuration
+        attribute (``if self.mode == "fixed":`` when the traced code set the state under
+        ``"learned"``): those reads never see what the trace stored."""
+        def compatible(access: Access) -> bool:
+            there = _modes_at(function, access[2])
+            return all(there.get(k, v) == v for k, v in modes.items())
+
+        kept = _Uses()
+        kept.loads = [a for a in uses.loads if compatible(a)]
+        kept.static_loads = [a for a in uses.static_loads if compatible(a)]
+        kept.stores, kept.deletes, kept.formatted = uses.stores, uses.deletes, uses.formatted
+        return kept
 
     def _graph_helper(self, key: int, attribute: str) -> bool:
         """The method ``key`` is called nowhere in the module and uses ``self.<attribute>``
@@ -502,6 +537,42 @@ def _refreshed(guard: "FlagGuard", attribute: str, running: bool,
                     and node.func.attr in names and _is_own(node.func, receiver)):
                 return True
     return False
+
+
+def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
+    """The ``if self.<attribute> == <constant>:`` tests whose body holds ``statement`` in
+    ``function`` (attribute → constant)."""
+    receiver = _receiver(function) if isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    found: Dict[str, object] = {}
+
+    def search(body: List[ast.stmt]) -> bool:
+        for node in body:
+            if node is statement:
+                return True
+            if not (node.lineno <= statement.lineno <= getattr(node, "end_lineno", 0)):
+                continue
+            if isinstance(node, ast.If):
+                if search(node.body):
+                    test = node.test
+                    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+                            and isinstance(test.ops[0], ast.Eq)
+                            and _is_own(test.left, receiver)
+                            and isinstance(test.comparators[0], ast.Constant)):
+                        found[test.left.attr] = test.comparators[0].value
+                    return True
+                return search(node.orelse)
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(node, field, None)
+                if isinstance(inner, list) and search(inner):
+                    return True
+            if any(search(handler.body) for handler in getattr(node, "handlers", ())):
+                return True
+        return False
+
+    if receiver is not None:
+        search(function.body)
+    return found
 
 
 def _same_constant(node: ast.AST, constant: object) -> bool:

@@ -86,7 +86,11 @@ class PythonStateMutation(Rule):
     `nonlocal` variable the enclosing function's own code after the traced function and
     its untraced helpers). Scratch
     state, set and then used within the same call (`self.kernel = sample(...)` then
-    `x @ self.kernel`), is computed afresh by every trace and is not reported.
+    `x @ self.kernel`), is computed afresh by every trace and is not reported. Nor is a
+    reader that runs only under another value of a configuration attribute than the
+    assignment (`if self.mode == "fixed":` around the reader, `if self.mode == "learned":`
+    around the assignment, `self.mode` set only in `__init__` or `build`): it never sees
+    what the trace stored.
 
     A Python flag that guards initialisation (`if not self.initialized: ...;
     self.initialized = True`, or `if self.first_call: ...; self.first_call = False`, or
