@@ -41,6 +41,24 @@ def _flag_value(value: Optional[cst.BaseExpression]) -> Optional[bool]:
     return None
 
 
+def _flag_combination(value: cst.BaseExpression) -> bool:
+    """``self.a and self.b``, ``self.a or not self.b``: attributes and constants joined by
+    ``and``/``or``/``not``. Applying it again to its own result changes nothing."""
+    if isinstance(value, cst.BooleanOperation):
+        return _flag_operand(value.left) and _flag_operand(value.right)
+    return False
+
+
+def _flag_operand(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+        return _flag_operand(value.expression)
+    if isinstance(value, cst.BooleanOperation):
+        return _flag_combination(value)
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
+    return isinstance(value, cst.Attribute) and (dotted_name(value) or "").count(".") == 1
+
+
 def _constant(value: cst.BaseExpression) -> object:
     """The Python value of a literal (see ``tensor_taint.literal``)."""
     return ast.literal_eval(cst.Module([]).code_for_node(value))
@@ -183,8 +201,10 @@ class PythonStateMutation(Rule):
     input is given (`self._weighted = weights is not None`), types, lengths, a mapping's
     sorted keys; they are the same on every call of one trace and each retrace sets them
     again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
-    methods sets to anything else: every call after the first would store the value the
-    attribute already holds, so storing it once per trace changes nothing; the same for a
+    methods sets to anything else, or a boolean combination of Python flags
+    (`self.will_freeze = self.will_freeze and self.trainable`): every call after the first
+    would store the value the attribute already holds, so storing it once per trace changes
+    nothing; the same for a
     `global` or `nonlocal` flag (`first_call = False`) that no other code sets again. A
     flag that other code resets (`self._done = False` in `reset()`) is reported.
 
@@ -311,8 +331,11 @@ class PythonStateMutation(Rule):
 
     def _fixed_by_trace(self, value: cst.BaseExpression) -> bool:
         """The value is the same on every call of one trace: what values are (shapes,
-        dtypes, ``w is not None``, sorted keys), recomputed by each retrace."""
-        return static_value(value, self.context.qualified_name)
+        dtypes, ``w is not None``, sorted keys), recomputed by each retrace; or a boolean
+        combination of Python flags (``self.freeze and self.trainable``), which gives the
+        same result however often it runs."""
+        return (static_value(value, self.context.qualified_name)
+                or _flag_combination(value))
 
     def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
         """Evidence that the state must live past the trace that sets it (see
