@@ -52,6 +52,12 @@ def _keras_base_kind(qualified: str) -> Optional[str]:
         return "Model"
     if qualified == "keras.Layer" or qualified.startswith(_KERAS_LAYER_PREFIXES):
         return "Layer"
+    # Keras re-exported by a library that is not linted, under Keras's own name
+    # (``from gpflow.keras import tf_keras``; ``tf_keras.layers.Layer``).
+    parts = qualified.split(".")
+    for position in range(len(parts) - 2, 0, -1):
+        if parts[position] in ("keras", "tf_keras"):
+            return _keras_base_kind(".".join(["keras", *parts[position + 1:]]))
     return None
 
 
