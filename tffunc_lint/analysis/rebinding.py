@@ -33,7 +33,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .guards import init_targets
 from .module_index import CALLED, iter_statements, statement_bindings
@@ -856,6 +856,36 @@ class AttributeRebinding:
         return any(attribute in self.writers.get(cls, {}).get(method, ()) for cls in classes)
 
 
+def _set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
+    """Lines of ``self.flag = <constant>`` statements of ``body`` that set a flag for the
+    span of a call and set it back after it (``self.entered = True``,
+    ``out = super().__call__(x)``, ``self.entered = False``): whatever runs inside the call,
+    a trace included, always sees the first value; nothing is left changed for later."""
+    def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Attribute)
+                and isinstance(statement.targets[0].value, ast.Name)
+                and statement.targets[0].value.id == self_name
+                and isinstance(statement.value, ast.Constant)):
+            return statement.targets[0].attr, statement.value.value
+        return None
+
+    found: Set[int] = set()
+    for first, statement in enumerate(body):
+        opened = flag(statement)
+        if opened is None:
+            continue
+        for last in range(first + 2, len(body)):
+            closed = flag(body[last])
+            if closed is not None and closed[0] == opened[0]:
+                if closed[1] != opened[1] and any(
+                        isinstance(n, ast.Call) for between in body[first + 1:last]
+                        for n in ast.walk(between)):
+                    found.update((statement.lineno, body[last].lineno))
+                break
+    return found
+
+
 def attribute_rebinding(context) -> AttributeRebinding:
     """Computed once per file: ``context.fact("attribute-rebinding", attribute_rebinding)``."""
     index = context.graph.index
@@ -922,10 +952,14 @@ class _AttributeWalker:
         self.references: Dict[str, int] = {}
         self.lines: Optional[List[int]] = None
         """Lines of the module that mention one of the methods ``settle`` looks for."""
+        self.scoped: Set[int] = set()
+        """Lines of flags set for the span of one call and set back after it."""
 
     def walk(self, body, where: "_Where", calls: FrozenSet[str] = frozenset()) -> None:
         """Records attribute assignments; with ``calls`` (method names), the references
         to those methods instead."""
+        if not calls and where.self_name is not None:
+            self.scoped.update(_set_around_a_call(body, where.self_name))
         for node in body:
             if calls:
                 if not self._mentions(node, node.end_lineno):
@@ -998,6 +1032,8 @@ class _AttributeWalker:
             if where.init_scope and kind != _TF:
                 continue
             if cls is not None and name == where.self_name:
+                if kind == _PYTHON and node.lineno in self.scoped:
+                    continue  # set for the span of one call (see ``_set_around_a_call``)
                 if kind != _PYTHON or where.setup:
                     self.record(cls, target.attr, node.lineno, kind, setup=where.setup)
                     continue

@@ -72,6 +72,9 @@ class CapturedMutableAttribute(Rule):
     ```
 
     ## Known problems
+    A flag set for the span of one call and set back after it (`self.entered = True`,
+    `out = super().__call__(x)`, `self.entered = False`) is not a reassignment: every trace
+    made inside the call reads the same value.
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
