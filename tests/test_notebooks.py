@@ -173,7 +173,10 @@ OWN_TRAINER = ("code", "class Trainer:\n"
      "layer.attention_weights\n", []),
     ("layer = Attention()\nfor x in [tf.ones(2)]:\n    layer(x)\n"
      "layer.attention_weights\n", []),
-    # Keras runs them in graphs: fit on a Keras model, or something that may be one.
+    # Keras runs them in graphs: fit on a Keras model, or something that may be one; or
+    # the notebook's own traced code calls them (a tf.function training step).
+    ("layer = Attention()\n@tf.function\ndef step(x):\n    return layer(x)\n"
+     "step(tf.ones(2))\nlayer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
     ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
      "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n"
      "layer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),

@@ -337,17 +337,38 @@ class ProjectGraph:
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a notebook, a whole program, only when
-        it builds a model from symbolic inputs, exports one, or calls ``fit``,
-        ``evaluate``, ``predict`` … on something that may be a Keras model. A notebook
+        it builds a model from symbolic inputs, exports one, calls ``fit``,
+        ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
+        code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
         is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
         if not index.path.endswith(".ipynb") or index.builds_keras_graphs:
             return True
+        if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
+            return True  # traced code (a tf.function training step) may call the models
+        for entry in index.decorated:
+            if self._keras_graph_method(index, ("local", entry.decorated)):
+                continue
+            if entry.target[0] == "external" and self.canonical(entry.target[1]) == TF_FUNCTION:
+                return True
+            found = self.resolve(index, entry.target)
+            if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
+                return True
         for receiver in index.keras_runs:
             made = index.instance_classes.get(receiver) if receiver else None
             if made is None or self._may_be_keras(index, made):
                 return True
         return False
+
+    def _keras_graph_method(self, index: ModuleIndex, target: Target) -> bool:
+        """``target`` is the ``call``/``*_step`` of a Keras class of ``index`` (a decorator
+        there traces that method only)."""
+        if target[0] != "local":
+            return False
+        function = index.functions.get(target[1])
+        cls = index.classes.get(function.class_qualname or "") if function else None
+        return (cls is not None and function.qualname.rpartition(".")[2] in KERAS_GRAPH_METHODS
+                and self.keras_kind(index, cls) is not None)
 
     def _may_be_keras(self, index: ModuleIndex, made: Target) -> bool:
         """Instances of the class ``made`` may be Keras models (unknown classes may)."""
