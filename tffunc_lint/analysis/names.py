@@ -247,25 +247,53 @@ def parameter_names(func: ast.AST) -> FrozenSet[str]:
     return frozenset(names)
 
 
+#: Fields that hold only expression contexts and operators: no name is bound below them.
+_NO_NAMES_BELOW = frozenset({"ctx", "op", "ops"})
+#: Per node class, the fields ``function_local_names`` looks into (filled on first use).
+_WALKED_FIELDS: Dict[type, Tuple[str, ...]] = {
+    ast.Constant: (), ast.Lambda: (), ast.Global: (), ast.Nonlocal: (),
+    ast.FunctionDef: (), ast.AsyncFunctionDef: (), ast.ClassDef: (),
+}
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def function_local_names(func: ast.AST) -> FrozenSet[str]:
-    """Parameters and names a function or lambda binds in its own scope (imports excluded)."""
+    """Parameters and names a function or lambda binds in its own scope (imports excluded).
+
+    Nested defs and classes bind their name (their decorators, defaults and bodies are not
+    looked into), lambdas bind nothing; ``global`` and ``nonlocal`` names are not local."""
     names = set(parameter_names(func))
     if isinstance(func, ast.Lambda):
         return frozenset(names)
     declared_outer = set()
     stack = list(func.body)
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    walked, name_class, store_class = _WALKED_FIELDS, ast.Name, ast.Store
+    node_class = ast.AST
     while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
+        node = pop()
+        cls = node.__class__
+        if cls is name_class:
+            if node.ctx.__class__ is store_class:
+                names.add(node.id)
             continue
-        if isinstance(node, ast.Lambda):
+        fields = walked.get(cls)
+        if fields is None:
+            if not isinstance(node, node_class):
+                continue  # a string or None in a list field
+            fields = walked[cls] = tuple(f for f in cls._fields if f not in _NO_NAMES_BELOW)
+        if not fields:
+            if cls in _DEFINITIONS:
+                names.add(node.name)
+            elif cls is ast.Global or cls is ast.Nonlocal:
+                declared_outer.update(node.names)
             continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared_outer.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        if cls is ast.ExceptHandler and node.name:
             names.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, node_class):
+                push(value)
     return frozenset(names - declared_outer)
