@@ -16,6 +16,8 @@ from ..analysis.test_code import is_test_class, is_test_function
 from ..rule import Rule, Scope
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: Fields that hold statements (or the handlers and cases that hold them).
+_BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
 
 
 @dataclass(frozen=True)
@@ -53,21 +55,26 @@ class _Finder:
         self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
 
     def scan(self, tree: ast.Module) -> None:
-        self._walk(tree, [tree])
+        self._walk(tree.body, [tree])
         if not self.candidates:
             return
         references = _references(tree, {c[1].name for c in self.candidates})
         for slot, node, scope, qualname in self.candidates:
             self._inlined(slot, node, scope, qualname, references.get(node.name, []))
 
-    def _walk(self, node: ast.AST, parents: List[ast.AST]) -> None:
-        for child in ast.iter_child_nodes(node):
+    def _walk(self, statements: List[ast.AST], parents: List[ast.AST]) -> None:
+        """The defs in source order. A def is a statement, so only blocks of statements are
+        looked into (fields in their order: a ``try``'s handlers come before its ``else``)."""
+        for child in statements:
             if isinstance(child, _FUNCTIONS):
                 ordinal = self.ordinals.get(child.name, 0)
                 self.ordinals[child.name] = ordinal + 1
                 self._decorated(child, parents, (child.name, ordinal))
-            self._walk(child, parents + [child] if isinstance(
-                child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)) else parents)
+            inner = parents + [child] if isinstance(child, (*_FUNCTIONS, ast.ClassDef)) else (
+                parents)
+            for field in child._fields:
+                if field in _BLOCKS:
+                    self._walk(getattr(child, field), inner)
 
     def _decorated(self, node: ast.AST, parents: List[ast.AST], slot: Tuple[str, int]) -> None:
         decorator = next((d for d in node.decorator_list if self._is_tf_function(d)), None)
