@@ -121,6 +121,8 @@ class GuardReader:
         false there, so if all its other terms are among ``test``'s, one that is false only
         outside tracing must be (``if not tf.executing_eagerly() and tf.is_tensor(x):
         return ...`` then ``if tf.is_tensor(x): x.numpy()``)."""
+        if not known_false:
+            return False
         terms = {ast.dump(term) for term in _conjuncts(test)}
         for exit_test in known_false:
             rest = [t for t in _conjuncts(exit_test) if ast.dump(t) not in terms]
