@@ -36,10 +36,24 @@ _EXACT_ALIASES = {
 }
 
 _AMBIGUOUS = ""
+_UNKNOWN = object()
+
+
+_CANONICAL: Dict[str, str] = {}
+"""Names already made canonical (a module resolves the same names again and again)."""
 
 
 def canonical(qualified: str) -> str:
     """Map an import path to the canonical public name TensorFlow documents."""
+    found = _CANONICAL.get(qualified)
+    if found is None:
+        if len(_CANONICAL) > 100_000:
+            _CANONICAL.clear()
+        found = _CANONICAL[qualified] = _canonical(qualified)
+    return found
+
+
+def _canonical(qualified: str) -> str:
     qualified = _EXACT_ALIASES.get(qualified, qualified)
     for prefix, replacement in _PREFIX_ALIASES:
         if qualified + "." == prefix:
@@ -113,6 +127,8 @@ class NameTable:
         self._written = written or {}
         self._positional = positional or {}
         """name → [(line, canonical, as written)] for names rebound by imports in order."""
+        self._resolved: Optional[Dict[str, Optional[str]]] = {}
+        """``resolve`` of names bound once (None while the table is being built)."""
 
     @classmethod
     def from_bindings(cls, imports: Iterable[Tuple[str, str]], module_bindings: Iterable[str]
@@ -130,11 +146,13 @@ class NameTable:
         for binding in statements:
             by_name.setdefault(binding[0], []).append(binding)
         table = cls({}, {})
+        table._resolved = None
         # Imports first, then aliases in statement order (each resolved by what precedes it).
         pending = sorted(by_name, key=lambda n: (any(b[2] == ALIAS for b in by_name[n]),
                                                  min(b[1] for b in by_name[n])))
         for name in pending:
             table._bind(name, sorted(by_name[name], key=lambda b: b[1]))
+        table._resolved = {}
         return table
 
     def _bind(self, name: str, bindings: List[Binding]) -> None:
@@ -213,6 +231,16 @@ class NameTable:
         head, _, rest = dotted.partition(".")
         if head in local_names:
             return None
+        memo = self._resolved
+        if memo is not None and head not in self._positional:
+            found = memo.get(dotted, _UNKNOWN)
+            if found is _UNKNOWN:
+                found = memo[dotted] = self._resolve(dotted, head, rest, None)
+            return found
+        return self._resolve(dotted, head, rest, line)
+
+    def _resolve(self, dotted: str, head: str, rest: str, line: Optional[int]
+                 ) -> Optional[str]:
         target = self._target_at(head, line)
         if target is None:
             if head in _BUILTINS:
