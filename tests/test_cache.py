@@ -83,6 +83,27 @@ def test_hit_gives_identical_findings_and_lints_nothing(project, linted):
     assert warm == _run(project, Cache(None))
 
 
+def test_an_unchanged_project_is_not_joined_again(project, linted, monkeypatch):
+    """With every file as the last run saw it, the re-linted results are found by the keys
+    that run stored: no call graph is built; a change builds it again."""
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    cold = _run(project, cache)
+    built = []
+    original = tffunc_lint.runner.ProjectGraph
+
+    def spy(indexes):
+        built.append(1)
+        return original(indexes)
+
+    monkeypatch.setattr(tffunc_lint.runner, "ProjectGraph", spy)
+    linted.clear()
+    assert _run(project, cache) == cold
+    assert built == [] and linted == []
+    (project / "pkg" / "other.py").write_text(OTHER + "\n")
+    assert _run(project, cache) == cold
+    assert built == [1] and linted == ["other.py"]
+
+
 def test_editing_a_callee_relints_it_and_only_the_modules_whose_trace_changed(project, linted):
     cache = Cache(str(project / ".tffunc_lint_cache"))
     _run(project, cache)

@@ -144,6 +144,39 @@ def _kept() -> None:
     gc.freeze()
 
 
+def _project_key(files: Sequence[str], keys: Dict[str, str]) -> Optional[str]:
+    """What the project's views depend on: every file, in order, with its own key (None if
+    some file could not be read)."""
+    if len(keys) != len(files):
+        return None
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path}\0{keys[path]}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _load_views(cache: Cache, project_key: Optional[str]) -> Optional[Dict[str, str]]:
+    """The project-entry keys of the files the last run re-linted with the project's view,
+    if the last run saw the same files (``project_key``)."""
+    if not cache or project_key is None:
+        return None
+    views = cache.load(cache.directory, "views", project_key)
+    return views if isinstance(views, dict) else None
+
+
+def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, FileResult]:
+    redone: Dict[str, FileResult] = {}
+    with paused_gc():
+        for path, key in views.items():
+            hit = cache.load(path, "project", key)
+            if isinstance(hit, FileResult) and hit.path == path:
+                redone[path] = hit
+        _kept()
+    return redone
+
+
 def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
                   workers: int, cache: Cache) -> List[FileResult]:
     keys: Dict[str, str] = {}
@@ -172,19 +205,27 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
         if path in keys:
             cache.store(path, "alone", keys[path], result)
     results = [cached[path] if path in cached else linted[path] for path in files]
-    with paused_gc():
-        again = _project_views(results, settings_for, fix, sources)
     redone: Dict[str, FileResult] = {}
-    if cache:  # the project's view of the file is part of the key
-        views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
-                 if job[0] in keys}
+    # Every file as a run saw it before: the project's views are those of that run, and
+    # their keys, stored by it, find the re-linted results without joining the call graph.
+    project_key = _project_key(files, keys) if cache else None
+    views = _load_views(cache, project_key)
+    if views is not None:
+        redone = _load_project_results(cache, views)
+        if len(redone) == len(views):
+            again = []
+        else:
+            views, redone = None, {}
+    if views is None:
         with paused_gc():
-            for path, key in views.items():
-                hit = cache.load(path, "project", key)
-                if isinstance(hit, FileResult) and hit.path == path:
-                    redone[path] = hit
-            _kept()
-        again = [job for job in again if job[0] not in redone]
+            again = _project_views(results, settings_for, fix, sources)
+        if cache:  # the project's view of the file is part of the key
+            views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
+                     if job[0] in keys}
+            redone = _load_project_results(cache, views)
+            again = [job for job in again if job[0] not in redone]
+            if project_key is not None:
+                cache.store(cache.directory, "views", project_key, views)
     if again:
         for result in _map(again, workers):
             redone[result.path] = result
