@@ -64,10 +64,12 @@ def linted(monkeypatch) -> List[str]:
     return seen
 
 
-def _run(root: Path, cache: Cache, settings: Settings = None) -> Dict[str, list]:
+def _run(root: Path, cache: Cache, settings: Settings = None,
+         findings_only: bool = False) -> Dict[str, list]:
     settings = settings or Settings(root=str(root)).resolved()
     files = sorted(str(p) for p in root.glob("pkg/*.py"))
-    results = lint_project(files, lambda path: settings, cache=cache)
+    results = lint_project(files, lambda path: settings, cache=cache,
+                           findings_only=findings_only)
     return {os.path.basename(r.path): [(f.line, f.code, f.message) for f in r.findings]
             for r in results}
 
@@ -102,6 +104,28 @@ def test_an_unchanged_project_is_not_joined_again(project, linted, monkeypatch):
     (project / "pkg" / "other.py").write_text(OTHER + "\n")
     assert _run(project, cache) == cold
     assert built == [1] and linted == ["other.py"]
+
+
+def test_findings_of_an_unchanged_project_come_from_one_entry(project, linted, monkeypatch):
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    cold = _run(project, cache)
+    loaded = []
+    original = Cache.load
+
+    def spy(self, path, kind, key):
+        loaded.append(kind)
+        return original(self, path, kind, key)
+
+    monkeypatch.setattr(Cache, "load", spy)
+    linted.clear()
+    assert _run(project, cache, findings_only=True) == cold
+    assert loaded == ["summary"] and linted == []
+    (project / "pkg" / "helpers.py").write_text("import os\n\n" + HELPERS)
+    edited = _run(project, cache, findings_only=True)
+    assert edited == _run(project, Cache(None)) != cold
+    loaded.clear()
+    assert _run(project, cache, findings_only=True) == edited
+    assert loaded == ["summary"]
 
 
 def test_editing_a_callee_relints_it_and_only_the_modules_whose_trace_changed(project, linted):

@@ -12,8 +12,9 @@ setting) and holds, per linted file, two entries:
   changes that module's view.
 
 One more entry holds, for the last run's set of files (keyed on every file's own key, in
-order), the keys of those second entries: a run in which no file changed finds its results
-without joining the project's call graph again.
+order), the keys of those second entries and every file's findings: a run in which no file
+changed finds its results without joining the project's call graph again, and a run that
+reports only findings reads nothing else.
 
 Entries are written to a temporary file and renamed into place, so concurrent runs never
 read half an entry; an entry that cannot be read, or whose key does not match, is ignored

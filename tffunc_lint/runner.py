@@ -127,12 +127,15 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
 
 def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
                  fix: bool = False, workers: int = 1,
-                 cache: Optional[Cache] = None) -> List[FileResult]:
+                 cache: Optional[Cache] = None, findings_only: bool = False
+                 ) -> List[FileResult]:
     """Lint ``files`` together, so calls between them are followed. ``cache`` is not used
-    with ``fix`` (fixed files must be linted as they are now)."""
+    with ``fix`` (fixed files must be linted as they are now). ``findings_only``: the caller
+    reads only the results' findings (and a notebook's cells), so a project in which no file
+    changed is answered from one cache entry."""
     try:
         return _lint_project(files, settings_for, fix, workers,
-                             cache if cache and not fix else Cache(None))
+                             cache if cache and not fix else Cache(None), findings_only)
     finally:
         gc.unfreeze()
 
@@ -157,13 +160,18 @@ def _project_key(files: Sequence[str], keys: Dict[str, str]) -> Optional[str]:
     return digest.hexdigest()
 
 
-def _load_views(cache: Cache, project_key: Optional[str]) -> Optional[Dict[str, str]]:
-    """The project-entry keys of the files the last run re-linted with the project's view,
-    if the last run saw the same files (``project_key``)."""
-    if not cache or project_key is None:
+def _load_summary(cache: Cache, files: Sequence[str], project_key: Optional[str]
+                  ) -> Optional[tuple]:
+    """What a run of the same files (``project_key``) stored: the keys of the results it
+    re-linted with the project's view, and every file's findings and notebook cells."""
+    if project_key is None:
         return None
-    views = cache.load(cache.directory, "views", project_key)
-    return views if isinstance(views, dict) else None
+    summary = cache.load(cache.directory, "summary", project_key)
+    if not (isinstance(summary, tuple) and len(summary) == 2 and isinstance(summary[0], dict)
+            and isinstance(summary[1], list)
+            and [entry[0] for entry in summary[1]] == list(files)):
+        return None
+    return summary
 
 
 def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, FileResult]:
@@ -178,23 +186,29 @@ def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, File
 
 
 def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
-                  workers: int, cache: Cache) -> List[FileResult]:
+                  workers: int, cache: Cache, findings_only: bool) -> List[FileResult]:
     keys: Dict[str, str] = {}
     sources: Dict[str, Optional[bytes]] = {}
     cached: Dict[str, FileResult] = {}
+    project_key, summary = None, None
     if cache:
         settings_keys: Dict[int, Tuple[Settings, str]] = {}
-        with paused_gc():  # once for every entry, not once per entry
-            for path in files:
-                settings = settings_for(path)
-                known = settings_keys.get(id(settings))
-                if known is None:
-                    known = settings_keys[id(settings)] = (settings, fingerprint(settings))
-                source = sources[path] = _read(path)
-                if source is None:
-                    continue  # unreadable: linted (and reported) every time
+        for path in files:
+            settings = settings_for(path)
+            known = settings_keys.get(id(settings))
+            if known is None:
+                known = settings_keys[id(settings)] = (settings, fingerprint(settings))
+            source = sources[path] = _read(path)
+            if source is not None:  # unreadable: linted (and reported) every time
                 keys[path] = file_key(path, module_name_for(path), source, known[1])
-                hit = cache.load(path, "alone", keys[path])
+        project_key = _project_key(files, keys)
+        summary = _load_summary(cache, files, project_key)
+        if summary is not None and findings_only:
+            return [FileResult(path, list(findings), cells=cells)
+                    for path, findings, cells in summary[1]]
+        with paused_gc():  # once for every entry, not once per entry
+            for path, key in keys.items():
+                hit = cache.load(path, "alone", key)
                 if isinstance(hit, FileResult) and hit.path == path:
                     cached[path] = hit
             _kept()
@@ -208,14 +222,13 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
     redone: Dict[str, FileResult] = {}
     # Every file as a run saw it before: the project's views are those of that run, and
     # their keys, stored by it, find the re-linted results without joining the call graph.
-    project_key = _project_key(files, keys) if cache else None
-    views = _load_views(cache, project_key)
+    views = summary[0] if summary is not None else None
     if views is not None:
         redone = _load_project_results(cache, views)
         if len(redone) == len(views):
             again = []
         else:
-            views, redone = None, {}
+            views, redone, summary = None, {}, None
     if views is None:
         with paused_gc():
             again = _project_views(results, settings_for, fix, sources)
@@ -224,8 +237,6 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                      if job[0] in keys}
             redone = _load_project_results(cache, views)
             again = [job for job in again if job[0] not in redone]
-            if project_key is not None:
-                cache.store(cache.directory, "views", project_key, views)
     if again:
         for result in _map(again, workers):
             redone[result.path] = result
@@ -238,4 +249,7 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
         for result in results:
             if result.cells is None:
                 result.findings = [relocate(f, cells) for f in result.findings]
+    if project_key is not None and summary is None:
+        cache.store(cache.directory, "summary", project_key,
+                    (views, [(r.path, r.findings, r.cells) for r in results]))
     return results

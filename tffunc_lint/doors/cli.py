@@ -256,7 +256,8 @@ def run_check(argv: Sequence[str]) -> int:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     progress = show_progress(sys.stderr, args.quiet)
     results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs,
-                           cache=_cache(args, settings_for))
+                           cache=_cache(args, settings_for),
+                           findings_only=not args.show_traced)
     progress.close()
     if args.diff:
         changes = write_diff(results, sys.stdout)
