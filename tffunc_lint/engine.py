@@ -270,6 +270,10 @@ def lint_text(path: str, text: str, settings: Settings, *,
         findings = [_file_finding(
             path, f"internal error while analysing ({_describe(error)}); please report it")]
     finally:
+        # The trees are dropped before the collector runs again, which would otherwise scan
+        # every node made while it was paused once more.
+        tree = None
+        analysis.release()
         if collecting:
             gc.enable()
     if SyntaxErrorRule.code not in enabled:
@@ -333,6 +337,19 @@ class _Analysis:
         self.graph: Optional[GraphContext] = None
         self.findings: List[Finding] = []
         self.new_text: Optional[str] = None
+        self.context: Optional[FileContext] = None
+
+    def release(self) -> None:
+        """Let go of the trees (and what the analyses built on them) once the findings are
+        known: rules and the context refer to each other, so without this the trees would
+        live until the cyclic garbage collector runs."""
+        if self.index is not None:
+            self.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
+        if self.graph is not None:
+            self.graph.release()
+        if self.context is not None:
+            self.context.release()
+            self.context = None
 
     def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool) -> None:
         module, is_package = module_name_for(self.path)
@@ -341,7 +358,7 @@ class _Analysis:
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names.refined(self.graph.names)
-        context = FileContext(self.path, names, self.graph, tree, self.text)
+        context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         rule_classes = _enabled_rules(self.enabled)
         if is_test_module(self.path):

@@ -57,6 +57,16 @@ class FileContext:
         self.pending: List[Tuple] = []
         self.line_offset = 0
 
+    def release(self) -> None:
+        """Drop the trees and the module-wide analyses once the file is done (the findings
+        stay)."""
+        self.tree = None
+        self.function = None
+        self._facts = {}
+        self.ancestors = []
+        self.replacements = {}
+        self.pending = []
+
     # -- queries for rules ------------------------------------------------------------------
     def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
         """Canonical name of ``node`` (``tensorflow.Variable``, ``builtins.print``) or None."""

@@ -467,6 +467,10 @@ class GraphContext:
             self._functions[key] = function
         return function
 
+    def release(self) -> None:
+        """Forget the traced functions' ``ast`` nodes once the file is done."""
+        self._functions = {}
+
     def __bool__(self) -> bool:
         return bool(self.traced)
 

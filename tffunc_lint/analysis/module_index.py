@@ -260,7 +260,9 @@ class ModuleIndex:
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
         _collect_imports(index, tree, module, is_package)
-        _Indexer(index, lines, frozenset(extra_traced_decorators)).visit_body(tree.body)
+        indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
+        indexer.visit_body(tree.body)
+        indexer.close()
         return index
 
 
@@ -462,6 +464,7 @@ class _Indexer:
         self.dataset_predicates: Set[str] = set()
         self.module_scope = _Scope(None, None, None)
         self.locals: Dict[Optional[FunctionKey], FrozenSet[str]] = {}
+        self.readers: List[guards.GuardReader] = []
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -577,7 +580,17 @@ class _Indexer:
             if dotted and scope.function is not None:
                 scope.function.guard_calls[dotted] = target
             return target
-        return guards.GuardReader(self._resolve, callee, scope.aliases)
+        reader = guards.GuardReader(self._resolve, callee, scope.aliases)
+        self.readers.append(reader)
+        return reader
+
+    def close(self) -> None:
+        """Break the cycles between scopes and their readers (a reader's callee knows its
+        scope): the scopes, and the nodes they hold, are freed as soon as indexing ends,
+        not by the cyclic garbage collector."""
+        for reader in self.readers:
+            reader.resolve = reader.callee = None
+        self.readers = []
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
         """The scope of code that runs when ``test`` is ``value``."""
