@@ -92,6 +92,7 @@ _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 #: Model methods through which Keras runs the step functions in graphs of its own.
 KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
                         "predict_on_batch"})
+_STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
@@ -338,12 +339,6 @@ def resolve_relative(module: str, is_package: bool, level: int, target: Optional
     return ".".join(parts + ([target] if target else []))
 
 
-def _handlers(body: Sequence[ast.stmt]) -> Iterator[ast.ExceptHandler]:
-    for node in iter_statements(body, into_scopes=False):
-        if isinstance(node, ast.Try):
-            yield from node.handlers
-
-
 def _is_none_assignment(node: ast.stmt) -> bool:
     """``tf = None`` (in an ``except ImportError:``, the module is missing, not rebound)."""
     return (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
@@ -362,10 +357,12 @@ def _alias(node: ast.stmt) -> Optional[Tuple[str, str]]:
 
 
 def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_package: bool) -> None:
-    for node in iter_statements(tree.body, into_scopes=False):
+    module_level = list(iter_statements(tree.body, into_scopes=False))
+    for node in module_level:
         index.module_bindings.update(bound_names(node))
     straight = {id(node) for node in tree.body}
-    fallbacks = {id(node) for handler in _handlers(tree.body) for node in handler.body
+    fallbacks = {id(node) for statement in module_level if isinstance(statement, ast.Try)
+                 for handler in statement.handlers for node in handler.body
                  if _is_none_assignment(node)}
     for node in iter_statements(tree.body):
         line, direct = node.lineno, id(node) in straight
@@ -386,7 +383,7 @@ def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_packa
                     name = alias.asname or alias.name
                     index.imports.append((name, f"{base}.{alias.name}"))
                     index.bindings.append((name, line, IMPORT, f"{base}.{alias.name}", direct))
-    for node in iter_statements(tree.body, into_scopes=False):
+    for node in module_level:
         alias = _alias(node)
         if alias is not None:
             index.bindings.append((alias[0], node.lineno, ALIAS, alias[1], id(node) in straight))
@@ -487,7 +484,12 @@ class _Indexer:
             self.generic_visit(node, scope)
 
     def generic_visit(self, node: ast.AST, scope: _Scope) -> None:
-        for name in node._fields:
+        cls = node.__class__
+        fields = _VISITED_FIELDS.get(cls)
+        if fields is None:  # operators and expression contexts hold nothing to index
+            fields = _VISITED_FIELDS[cls] = tuple(f for f in cls._fields
+                                                  if f not in ("ctx", "op", "ops"))
+        for name in fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
                 for item in value:
@@ -771,7 +773,7 @@ class _Indexer:
         elif qualified and _builds_keras_graph(qualified, node):
             self.index.builds_keras_graphs = True
         if (scope.function is None and isinstance(func, ast.Attribute)
-                and func.attr in _KERAS_STEPS | KERAS_RUNS and isinstance(func.value, ast.Name)):
+                and func.attr in _STEPS_AND_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))
         elif scope.function is None and isinstance(func, ast.Name):
             self.index.eager_steps.add((func.id, "__call__"))  # ``model(x)``, run eagerly
@@ -807,11 +809,13 @@ class _Indexer:
                 self._add_edge(scope, callee, node.lineno, CALLED)
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
             # unless that callee hands it to tf.py_function (settled by the call graph).
-            positions = {id(a): i for i, a in enumerate(node.args)}
+            positions = None
             for argument in arguments:
                 if isinstance(argument, (ast.Name, ast.Attribute)):
                     target = self._callable(argument, scope)
                     if target is not None:
+                        if positions is None:
+                            positions = {id(a): i for i, a in enumerate(node.args)}
                         extra = (("eager-arg", callee, positions[id(argument)]),) if (
                             callee is not None and id(argument) in positions) else ()
                         if _ONCE_CALLEE.search(qualified or ast_dotted_name(func) or ""):
@@ -1071,6 +1075,7 @@ def _chain(scope: Optional[_Scope]) -> Iterator[_Scope]:
 #: Nodes with nothing of interest below them.
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
                      ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Load, ast.Store, ast.Del})
+_VISITED_FIELDS: Dict[type, Tuple[str, ...]] = {}
 _HANDLERS = {
     getattr(ast, name[len("visit_"):]): method
     for name, method in vars(_Indexer).items()

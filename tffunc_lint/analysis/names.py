@@ -88,14 +88,22 @@ def assigned_names(target: cst.BaseExpression) -> Iterator[str]:
 
 def ast_dotted_name(node: ast.expr) -> Optional[str]:
     """``a.b.c`` for an ``ast`` Name/Attribute chain, else None."""
+    cls = node.__class__
+    if cls is _AST_NAME:
+        return node.id
+    if cls is not _AST_ATTRIBUTE:
+        return None
     parts = []
-    while isinstance(node, ast.Attribute):
+    while node.__class__ is _AST_ATTRIBUTE:
         parts.append(node.attr)
         node = node.value
-    if not isinstance(node, ast.Name):
+    if node.__class__ is not _AST_NAME:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+_AST_NAME, _AST_ATTRIBUTE = ast.Name, ast.Attribute
 
 
 #: How a module-level statement binds a name (see ``NameTable.from_statements``).
