@@ -14,6 +14,7 @@ for files whose content, settings and (step 3) view from the project are unchang
 from __future__ import annotations
 
 import gc
+import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .cache import Cache, file_key, fingerprint, paused_gc
@@ -67,17 +68,50 @@ def _read(path: str) -> Optional[bytes]:
         return None
 
 
-def _map(jobs: Sequence[Job], workers: int) -> List[FileResult]:
-    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
-        return _reported(map(_lint_job, jobs), len(jobs))
-    import multiprocessing  # here: a run of a few files starts no workers
-    from concurrent.futures import ProcessPoolExecutor
+class _Workers:
+    """Worker processes, started when a pass has enough files and kept for the next pass
+    (the second pass then starts no processes of its own)."""
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, len(jobs) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return _reported(pool.map(_lint_job, jobs, chunksize=chunk), len(jobs))
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool = None
+
+    def map(self, jobs: Sequence[Job]) -> List[FileResult]:
+        if self.workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+            return _reported(map(_lint_job, jobs), len(jobs))
+        if self._pool is None:
+            import multiprocessing  # here: a run of a few files starts no workers
+            from concurrent.futures import ProcessPoolExecutor
+
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        # The biggest files first, so that none of them is left for one worker at the end.
+        order = sorted(range(len(jobs)), key=lambda number: -_size(jobs[number]))
+        chunk = max(1, len(jobs) // (self.workers * 8))
+        results: List[Optional[FileResult]] = [None] * len(jobs)
+        done = self._pool.map(_lint_job, [jobs[number] for number in order], chunksize=chunk)
+        for number, result in zip(order, _reported(done, len(jobs))):
+            results[number] = result
+        return results
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def _map(jobs: Sequence[Job], workers: _Workers) -> List[FileResult]:
+    return workers.map(jobs)
+
+
+def _size(job: Job) -> int:
+    if job[4] is not None:
+        return len(job[4])
+    try:
+        return os.path.getsize(job[0])
+    except OSError:
+        return 0
 
 
 def _reported(results, total: int) -> List[FileResult]:
@@ -133,10 +167,12 @@ def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], 
     with ``fix`` (fixed files must be linted as they are now). ``findings_only``: the caller
     reads only the results' findings (and a notebook's cells), so a project in which no file
     changed is answered from one cache entry."""
+    pool = _Workers(workers)
     try:
-        return _lint_project(files, settings_for, fix, workers,
+        return _lint_project(files, settings_for, fix, pool,
                              cache if cache and not fix else Cache(None), findings_only)
     finally:
+        pool.close()
         gc.unfreeze()
 
 
@@ -186,7 +222,7 @@ def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, File
 
 
 def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
-                  workers: int, cache: Cache, findings_only: bool) -> List[FileResult]:
+                  workers: _Workers, cache: Cache, findings_only: bool) -> List[FileResult]:
     keys: Dict[str, str] = {}
     sources: Dict[str, Optional[bytes]] = {}
     cached: Dict[str, FileResult] = {}
