@@ -297,7 +297,15 @@ def function_local_names(func: ast.AST) -> FrozenSet[str]:
     """Parameters and names a function or lambda binds in its own scope (imports excluded).
 
     Nested defs and classes bind their name (their decorators, defaults and bodies are not
-    looked into), lambdas bind nothing; ``global`` and ``nonlocal`` names are not local."""
+    looked into), lambdas bind nothing; ``global`` and ``nonlocal`` names are not local.
+    Kept on the node: the indexer, the graph context and the analyses all ask."""
+    found = func.__dict__.get("_local_names")
+    if found is None:
+        found = func._local_names = _function_local_names(func)
+    return found
+
+
+def _function_local_names(func: ast.AST) -> FrozenSet[str]:
     names = set(parameter_names(func))
     if isinstance(func, ast.Lambda):
         return frozenset(names)
