@@ -11,7 +11,15 @@ to help, nothing may read ``cst`` while a module is imported: annotations stay u
 
 from __future__ import annotations
 
+import gc
 import importlib
+
+#: Set by a door that owns its process (the command line, flake8): once LibCST is imported,
+#: the objects alive then (its modules, classes and tables, and the linter's) move to the
+#: garbage collector's permanent generation (``gc.freeze``), so that every later full
+#: collection does not scan them again.
+freeze_on_import = False
+_frozen: list = []
 
 
 class _LazyLibCST:
@@ -19,6 +27,13 @@ class _LazyLibCST:
         if name.startswith("__"):
             raise AttributeError(name)
         import libcst
+
+        if freeze_on_import and not _frozen:
+            _frozen.append(True)
+            import libcst.metadata  # noqa: F401 - the engine resolves positions with it
+
+            gc.collect()
+            gc.freeze()
 
         # From now on every read finds the module's own namespace: as fast as reading a
         # module's attribute, and what a test patches into ``libcst`` is seen here too.

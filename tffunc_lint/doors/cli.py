@@ -24,6 +24,7 @@ from .output import (FORMATS, write_diff, write_findings, write_fixes, write_sta
 from .progress import show_progress
 from ..rule import all_rules, rule_by_code_or_name
 from ..engine import lint_source
+from ..analysis import lazy_libcst
 from ..finding import FileResult
 from ..runner import lint_project
 from ..verify import DEFAULT_TIMEOUT
@@ -242,6 +243,7 @@ def run_check(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(argv)
     if args.verify:
         return run_verify(args)
+    lazy_libcst.freeze_on_import = True  # this process and its workers: see lazy_libcst
     args.paths = args.paths or ["."]
     for flag in ("statistics", "show_traced"):
         if getattr(args, flag) and args.output_format not in ("text", "json"):

@@ -16,6 +16,9 @@ from typing import Iterator, List, Tuple
 from .. import __version__, noqa
 from ..config import Settings, find_pyproject, load_settings
 from ..engine import lint_text
+from ..analysis import lazy_libcst
+
+lazy_libcst.freeze_on_import = True  # flake8's process: see lazy_libcst
 
 
 @lru_cache(maxsize=64)
