@@ -171,8 +171,8 @@ OWN_TRAINER = ("code", "class Trainer:\n"
     ("layer = Attention()\nscale = Scale()\ntrainer = Trainer()\n"
      "trainer.fit(layer, [tf.ones(2)])\ntrainer.fit(scale, [tf.ones(2)])\n"
      "layer.attention_weights\n", []),
-    ("layer = Attention()\nfor x in [tf.ones(2)]:\n    layer(x)\n"
-     "layer.attention_weights\n", []),
+    ("import numpy as np\nlayer = Attention()\nfor x in [tf.ones(2)]:\n    layer(x)\n"
+     "np.save('weights', layer.attention_weights)\n", []),
     # Keras runs them in graphs: fit on a Keras model, or something that may be one; or
     # the notebook's own traced code calls them (a tf.function training step).
     ("layer = Attention()\n@tf.function\ndef step(x):\n    return layer(x)\n"
@@ -183,6 +183,8 @@ OWN_TRAINER = ("code", "class Trainer:\n"
     ("layer = Attention()\nscale = Scale()\nmodel = build(layer, scale)\n"
      "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\nlayer.attention_weights\n",
      [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+    ("layer = Attention()\nmodel = tf.keras.Sequential([layer])\nmodel.save('saved')\n"
+     "layer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
     ("layer = Attention()\ninputs = tf.keras.Input((2,))\n"
      "model = tf.keras.Model(inputs, layer(inputs))\nlayer.attention_weights\n",
      [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),

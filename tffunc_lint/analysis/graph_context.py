@@ -337,7 +337,8 @@ class ProjectGraph:
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a notebook, a whole program, only when
-        it builds a model from symbolic inputs, exports one, calls ``fit``,
+        it builds a model from symbolic inputs, exports one (``tf.saved_model.save``, or
+        ``save``/``export`` of a name bound to a possible Keras model), calls ``fit``,
         ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
         code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
@@ -357,6 +358,10 @@ class ProjectGraph:
         for receiver in index.keras_runs:
             made = index.instance_classes.get(receiver) if receiver else None
             if made is None or self._may_be_keras(index, made):
+                return True
+        for receiver in index.keras_exports:  # ``model.save(path)``; not ``np.save``
+            made = index.instance_classes.get(receiver)
+            if made is not None and self._may_be_keras(index, made):
                 return True
         return False
 

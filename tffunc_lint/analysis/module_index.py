@@ -93,6 +93,8 @@ _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
                         "predict_on_batch"})
 _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
+#: Model methods that trace ``call`` to export it (a SavedModel).
+_KERAS_EXPORTS = frozenset({"save", "export"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
 
@@ -230,6 +232,9 @@ class ModuleIndex:
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
+    keras_exports: List[str] = field(default_factory=list)
+    """Names whose ``save``/``export`` the module calls (``model.save(path)`` traces ``call``
+    for a SavedModel when ``model`` is a Keras model)."""
     instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
     bound to instances of different classes)."""
@@ -770,6 +775,9 @@ class _Indexer:
         if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS:
             self.index.keras_runs.append(func.value.id if isinstance(func.value, ast.Name)
                                          else None)
+        elif (isinstance(func, ast.Attribute) and func.attr in _KERAS_EXPORTS
+              and isinstance(func.value, ast.Name)):
+            self.index.keras_exports.append(func.value.id)
         elif qualified and _builds_keras_graph(qualified, node):
             self.index.builds_keras_graphs = True
         if (scope.function is None and isinstance(func, ast.Attribute)
