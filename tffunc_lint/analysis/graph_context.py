@@ -126,6 +126,17 @@ class ProjectGraph:
                     add(index.path, entry.decorated, TraceReason(
                         f"{entry.how} (wraps tf.function)", entry.line, path=index.path,
                         function=index.functions[entry.decorated].qualname))
+            for callee, slot, passed, line in index.passed_callables:
+                found = self.resolve(index, callee)
+                if found is None or slot is None:
+                    continue
+                wrapper = self.by_path[found[0]].functions[found[1]]
+                if slot in wrapper.traced_params:
+                    target = self.resolve(index, passed)
+                    if target:
+                        add(*target, TraceReason(
+                            f"passed to {wrapper.qualname}, which traces it",
+                            line, path=index.path, function=self._qualname(*target)))
             runs_keras = self.runs_keras(index)
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)

@@ -158,6 +158,10 @@ class FunctionInfo:
     """Positions of its parameters that it (or a function nested in it) hands to
     ``tf.py_function``: a function passed there runs eagerly (``def wrap(func): return
     tf.py_function(func, ...)``)."""
+    traced_params: Set[object] = field(default_factory=set)
+    """The parameters it hands to ``tf.function`` or another graph API (``def compile_step(
+    fn): return tf.function(fn)``), as a caller passes them: positions counted without
+    ``self``, and names for keyword arguments. A function passed there is traced."""
     outer_aliases: Dict[str, str] = field(default_factory=dict)
     """Tests that enclosing functions bind to names it reads (``use_xla = not
     tf.executing_eagerly()``), as source text."""
@@ -238,6 +242,10 @@ class ModuleIndex:
     instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
     bound to instances of different classes)."""
+    passed_callables: List[Tuple[Target, object, Target, int]] = field(default_factory=list)
+    """(callee, position or keyword, the function passed, line) of each function that code
+    hands to another call: traced when the callee hands that parameter to ``tf.function``
+    or another graph API (``traced_params``)."""
     builds_keras_graphs: bool = False
     """The module builds a Keras model from symbolic inputs (``keras.Input``, a functional
     ``keras.Model(inputs, outputs)``) or exports one (``tf.saved_model.save``, the TFLite
@@ -824,11 +832,24 @@ class _Indexer:
                     if target is not None:
                         if positions is None:
                             positions = {id(a): i for i, a in enumerate(node.args)}
+                        if callee is not None:
+                            slot = positions.get(id(argument), next(
+                                (k.arg for k in node.keywords if k.value is argument), None))
+                            self.index.passed_callables.append(
+                                (callee, slot, target, node.lineno))
                         extra = (("eager-arg", callee, positions[id(argument)]),) if (
                             callee is not None and id(argument) in positions) else ()
                         if _ONCE_CALLEE.search(qualified or ast_dotted_name(func) or ""):
                             extra += (ONCE,)
                         self._add_edge(scope, target, node.lineno, PASSED, extra)
+        elif scope.function is None and arguments:  # module level: only what it passes
+            callee = self._callable(func, scope)
+            for position, argument in enumerate(node.args):
+                if callee is not None and isinstance(argument, (ast.Name, ast.Attribute)):
+                    target = self._callable(argument, scope)
+                    if target is not None:
+                        self.index.passed_callables.append(
+                            (callee, position, target, node.lineno))
         self.visit(func, scope)
         for argument in arguments:
             self.visit(argument, scope)
@@ -842,6 +863,8 @@ class _Indexer:
                 target = self._callable(callable_, scope)
                 if target is not None:
                     self._add_entry(target, how, call.lineno)
+                elif isinstance(callable_, ast.Name):
+                    self._traced_parameter(callable_.id, scope)
 
     def _add_entry(self, target: Target, how: str, line: int) -> None:
         if target[0] == "name":
@@ -860,6 +883,23 @@ class _Indexer:
             if conditions:
                 function.edge_guards[len(function.edges)] = conditions
             function.edges.append((target, line, how))
+
+    def _traced_parameter(self, name: str, scope: _Scope) -> None:
+        """``name``, handed to tf.function or a graph API, is a parameter of this function:
+        record how its callers pass it."""
+        function = scope.function
+        node = self.index.nodes.get(function.key) if function is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+        if name in positional:
+            bound = function.class_qualname is not None and not any(
+                ast_dotted_name(d) == "staticmethod" for d in node.decorator_list)
+            position = positional.index(name) - bound
+            if position >= 0:
+                function.traced_params.add(position)
+        if name in positional or name in {a.arg for a in node.args.kwonlyargs}:
+            function.traced_params.add(name)
 
     def _eager_parameter(self, name: str, scope: _Scope) -> None:
         """``name``, handed to tf.py_function, is a parameter of this function or of one
