@@ -857,10 +857,11 @@ class AttributeRebinding:
 
 
 def _set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
-    """Lines of ``self.flag = <constant>`` statements of ``body`` that set a flag for the
-    span of a call and set it back after it (``self.entered = True``,
-    ``out = super().__call__(x)``, ``self.entered = False``): whatever runs inside the call,
-    a trace included, always sees the first value; nothing is left changed for later."""
+    """Lines of ``self.flag = <constant>`` statements of ``body`` (a ``__call__``) that set a
+    flag for the span of a call and set it back after it (``self.entered = True``,
+    ``out = super().__call__(x)``, ``self.entered = False``): every call of the object
+    passes through ``__call__``, so whatever runs inside, a trace included, always sees the
+    first value; nothing is left changed for later."""
     def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
         if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Attribute)
@@ -958,7 +959,10 @@ class _AttributeWalker:
     def walk(self, body, where: "_Where", calls: FrozenSet[str] = frozenset()) -> None:
         """Records attribute assignments; with ``calls`` (method names), the references
         to those methods instead."""
-        if not calls and where.self_name is not None:
+        if not calls and where.self_name is not None and where.method == "__call__":
+            # Only in ``__call__``, which every call of the object passes through: a flag
+            # set around ``self.step(x)`` in ``train()`` is stale when ``predict()`` calls
+            # the same traced step without it.
             self.scoped.update(_set_around_a_call(body, where.self_name))
         for node in body:
             if calls:

@@ -72,9 +72,11 @@ class CapturedMutableAttribute(Rule):
     ```
 
     ## Known problems
-    A flag set for the span of one call and set back after it (`self.entered = True`,
-    `out = super().__call__(x)`, `self.entered = False`) is not a reassignment: every trace
-    made inside the call reads the same value.
+    A flag that `__call__` sets for the span of one call and sets back after it
+    (`self.entered = True`, `out = super().__call__(x)`, `self.entered = False`) is not a
+    reassignment: every call of the object passes through `__call__`, so every trace made
+    inside reads the same value. The same in another method (`train()` around
+    `self.step(x)`) is reported: `predict()` may call the same traced step without it.
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
