@@ -434,7 +434,7 @@ def _eager_steps(index: ModuleIndex, cls: ClassInfo) -> Set[str]:
     hand, and ``self(x)`` in the step runs eagerly). None when an instance also goes to
     ``fit``, ``evaluate`` or ``predict``, which trace the steps."""
     used = {method for receiver, method in index.eager_steps
-            if index.instances.get(receiver) == cls.qualname}
+            if index.instance_of(receiver) == cls.qualname}
     if used & KERAS_RUNS:
         return set()
     return used | {"call"} if "train_step" in used else used

@@ -130,10 +130,10 @@ class FunctionInfo:
     wraps_tf_function: bool = False
     """It returns ``tf.function(...)``: a project decorator such as ``common.function``."""
     edges: List[Tuple[Target, int, str]] = field(default_factory=list)
+    """(what it calls, line, CALLED or PASSED)."""
     fresh_edges: Set[int] = field(default_factory=set)
     """Edges (by position) that call a method on an object this function made itself
     (``registry = Registry(); registry.insert(...)``): the method's ``self`` is new."""
-    """(what it calls, line, CALLED or PASSED)."""
     edge_guards: Dict[int, Tuple[Tuple, ...]] = field(default_factory=dict)
     """For an edge (by position in ``edges``) under tests the call graph must settle: any of
     ``("pred", callee, polarity)`` (skipped: untraced if the callee is such a predicate),
@@ -226,8 +226,6 @@ class ModuleIndex:
     """Every lambda's key, entry point or not."""
     decorated: List[Entry] = field(default_factory=list)
     """Defs under project decorators: traced when the decorator wraps tf.function."""
-    instances: Dict[str, str] = field(default_factory=dict)
-    """Module-level ``name = SomeClass(...)``: name → class name as written."""
     eager_steps: Set[Tuple[str, str]] = field(default_factory=set)
     """(receiver, method) of the Keras step methods that module-level code calls directly
     (``model.train_step(batch)``: run eagerly, not through ``fit``), of the methods that
@@ -242,6 +240,11 @@ class ModuleIndex:
     instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
     bound to instances of different classes)."""
+
+    def instance_of(self, name: str) -> Optional[str]:
+        """The module's class that the module-level ``name`` is an instance of, or None."""
+        made = self.instance_classes.get(name)
+        return made[1] if made is not None and made[0] == "class" else None
     passed_callables: List[Tuple[Target, object, Target, int]] = field(default_factory=list)
     """(callee, position or keyword, the function passed, line) of each function that code
     hands to another call: traced when the callee hands that parameter to ``tf.function``
@@ -475,6 +478,8 @@ class _Indexer:
         self.module_scope = _Scope(None, None, None)
         self.locals: Dict[Optional[FunctionKey], FrozenSet[str]] = {}
         self.readers: List[guards.GuardReader] = []
+        self.made: List[Tuple[str, ast.expr]] = []
+        """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -606,6 +611,10 @@ class _Indexer:
         for reader in self.readers:
             reader.resolve = reader.callee = None
         self.readers = []
+        known = self.index.instance_classes
+        for name, func in self.made:  # once every class of the module is known
+            made = self._class_ref(func)
+            known[name] = made if known.get(name, made) == made else None
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
         """The scope of code that runs when ``test`` is ``value``."""
@@ -720,14 +729,7 @@ class _Indexer:
                 and isinstance(node.value, ast.Call)):
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    made = self._class_ref(node.value.func)
-                    known = self.index.instance_classes
-                    known[target.id] = (made if known.get(target.id, made) == made
-                                        else None)
-        if (scope.function is None and scope.cls is None and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name)):
-            self.index.instances[node.targets[0].id] = node.value.func.id
+                    self.made.append((target.id, node.value.func))
         if scope.function is not None and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             name = node.targets[0].id

@@ -133,7 +133,7 @@ class _Finder:
 def _called_eagerly(index, cls) -> bool:
     """Module-level code calls an instance of ``cls`` (``pred = model(x)``): eagerly, so the
     decorator is what runs that call as a graph."""
-    return any(method == "__call__" and index.instances.get(receiver) == cls.qualname
+    return any(method == "__call__" and index.instance_of(receiver) == cls.qualname
                for receiver, method in index.eager_steps)
 
 
