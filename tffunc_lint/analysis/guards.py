@@ -321,32 +321,42 @@ def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
     return frozenset()
 
 
+def compared_constant(test: ast.expr, operator=ast.Eq) -> Optional[Tuple[str, object]]:
+    """``self.mode == "fixed"`` → ``("self.mode", "fixed")``: the dotted name ``test``
+    compares with a constant (``-1`` included) by ``operator``, and that constant."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], operator)):
+        return None
+    value = test.comparators[0]
+    negative = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+    if negative:
+        value = value.operand
+    if not isinstance(value, ast.Constant):
+        return None
+    name = _tested(test.left)
+    constant = value.value
+    if name is None or negative and (
+            not isinstance(constant, (int, float)) or isinstance(constant, bool)):
+        return None
+    return name, -constant if negative else constant
+
+
 def sentinel_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` compares with a number or string for equality (``self.axis == -1``,
     ``mode == "auto"``): a placeholder that code under the test may replace once."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq)):
-        return frozenset()
-    value = test.comparators[0]
-    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
-        value = value.operand  # ``-1``
-    if (isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str))
-            and not isinstance(value.value, bool)):
-        name = _tested(test.left)
-        return frozenset([name]) if name else frozenset()
+    found = compared_constant(test)
+    if (found is not None and isinstance(found[1], (int, float, str))
+            and not isinstance(found[1], bool)):
+        return frozenset([found[0]])
     return frozenset()
 
 
 def negative_index_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` checks for a negative index or axis (``self.axis < 0``): code under
     the test that adds the rank makes it non-negative, once."""
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Lt)
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == 0
-            and not isinstance(test.comparators[0].value, bool)):
-        name = _tested(test.left)
-        return frozenset([name]) if name else frozenset()
+    found = compared_constant(test, ast.Lt)
+    if found is not None and found[1] == 0 and not isinstance(found[1], bool):
+        return frozenset([found[0]])
     return frozenset()
 
 

@@ -33,10 +33,11 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .guards import init_targets
 from .module_index import CALLED, iter_statements, statement_bindings
+from .scoped_state import set_around_a_call
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
 
@@ -856,37 +857,6 @@ class AttributeRebinding:
         return any(attribute in self.writers.get(cls, {}).get(method, ()) for cls in classes)
 
 
-def _set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
-    """Lines of ``self.flag = <constant>`` statements of ``body`` (a ``__call__``) that set a
-    flag for the span of a call and set it back after it (``self.entered = True``,
-    ``out = super().__call__(x)``, ``self.entered = False``): every call of the object
-    passes through ``__call__``, so whatever runs inside, a trace included, always sees the
-    first value; nothing is left changed for later."""
-    def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
-        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Attribute)
-                and isinstance(statement.targets[0].value, ast.Name)
-                and statement.targets[0].value.id == self_name
-                and isinstance(statement.value, ast.Constant)):
-            return statement.targets[0].attr, statement.value.value
-        return None
-
-    found: Set[int] = set()
-    for first, statement in enumerate(body):
-        opened = flag(statement)
-        if opened is None:
-            continue
-        for last in range(first + 2, len(body)):
-            closed = flag(body[last])
-            if closed is not None and closed[0] == opened[0]:
-                if closed[1] != opened[1] and any(
-                        isinstance(n, ast.Call) for between in body[first + 1:last]
-                        for n in ast.walk(between)):
-                    found.update((statement.lineno, body[last].lineno))
-                break
-    return found
-
-
 def attribute_rebinding(context) -> AttributeRebinding:
     """Computed once per file: ``context.fact("attribute-rebinding", attribute_rebinding)``."""
     index = context.graph.index
@@ -963,7 +933,7 @@ class _AttributeWalker:
             # Only in ``__call__``, which every call of the object passes through: a flag
             # set around ``self.step(x)`` in ``train()`` is stale when ``predict()`` calls
             # the same traced step without it.
-            self.scoped.update(_set_around_a_call(body, where.self_name))
+            self.scoped.update(set_around_a_call(body, where.self_name))
         for node in body:
             if calls:
                 if not self._mentions(node, node.end_lineno):
@@ -1037,7 +1007,7 @@ class _AttributeWalker:
                 continue
             if cls is not None and name == where.self_name:
                 if kind == _PYTHON and node.lineno in self.scoped:
-                    continue  # set for the span of one call (see ``_set_around_a_call``)
+                    continue  # set for the span of one call (``set_around_a_call``)
                 if kind != _PYTHON or where.setup:
                     self.record(cls, target.attr, node.lineno, kind, setup=where.setup)
                     continue

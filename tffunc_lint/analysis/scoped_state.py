@@ -15,13 +15,14 @@ nothing is left behind for later calls or for code outside the trace.
 
 :func:`restored_on_exit` recognises the two spellings: a generator that assigns the target
 both before and after a ``yield`` (or in a ``finally`` around it), and an ``__enter__``
-whose class's ``__exit__`` assigns the target too.
+whose class's ``__exit__`` assigns the target too. :func:`set_around_a_call` finds the
+same shape around one call in a ``__call__``: a flag set, the call, the flag set back.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from .names import ast_dotted_name
 
@@ -45,6 +46,37 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     exit_method = next((node for node in (cls.body if cls else ())
                         if isinstance(node, _FUNCTIONS) and node.name == "__exit__"), None)
     return exit_method is not None and bool(_stores(exit_method.body, target))
+
+
+def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
+    """Lines of ``self.flag = <constant>`` statements of ``body`` (a ``__call__``) that set a
+    flag for the span of a call and set it back after it (``self.entered = True``,
+    ``out = super().__call__(x)``, ``self.entered = False``): every call of the object
+    passes through ``__call__``, so whatever runs inside, a trace included, always sees the
+    first value; nothing is left changed for later."""
+    def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Attribute)
+                and isinstance(statement.targets[0].value, ast.Name)
+                and statement.targets[0].value.id == self_name
+                and isinstance(statement.value, ast.Constant)):
+            return statement.targets[0].attr, statement.value.value
+        return None
+
+    found: Set[int] = set()
+    for first, statement in enumerate(body):
+        opened = flag(statement)
+        if opened is None:
+            continue
+        for last in range(first + 2, len(body)):
+            closed = flag(body[last])
+            if closed is not None and closed[0] == opened[0]:
+                if closed[1] != opened[1] and any(
+                        isinstance(n, ast.Call) for between in body[first + 1:last]
+                        for n in ast.walk(between)):
+                    found.update((statement.lineno, body[last].lineno))
+                break
+    return found
 
 
 def _stores(body: Iterable[ast.stmt], target: str) -> List[int]:

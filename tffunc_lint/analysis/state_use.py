@@ -41,7 +41,7 @@ from . import guards
 from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
 from .names import ast_dotted_name
-from .tensor_taint import is_operation
+from .tensor_taint import WHAT_IT_IS, is_operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -293,7 +293,7 @@ class StateUse:
         for _, _, statement in own.stores:
             modes = self._configuration(_modes_at(function, statement))
             found = modes if found is None else {
-                k: v for k, v in found.items() if modes.get(k, v) == v and k in modes}
+                k: v for k, v in found.items() if k in modes and modes[k] == v}
             if not found:
                 return {}
         return found or {}
@@ -545,6 +545,7 @@ def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
     receiver = _receiver(function) if isinstance(
         function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     found: Dict[str, object] = {}
+    prefix = f"{receiver}."
 
     def search(body: List[ast.stmt]) -> bool:
         for node in body:
@@ -554,12 +555,10 @@ def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
                 continue
             if isinstance(node, ast.If):
                 if search(node.body):
-                    test = node.test
-                    if (isinstance(test, ast.Compare) and len(test.ops) == 1
-                            and isinstance(test.ops[0], ast.Eq)
-                            and _is_own(test.left, receiver)
-                            and isinstance(test.comparators[0], ast.Constant)):
-                        found[test.left.attr] = test.comparators[0].value
+                    compared = guards.compared_constant(node.test)
+                    if compared is not None and compared[0].startswith(prefix) and (
+                            "." not in compared[0][len(prefix):]):
+                        found[compared[0][len(prefix):]] = compared[1]
                     return True
                 return search(node.orelse)
             for field in ("body", "orelse", "finalbody"):
@@ -614,7 +613,8 @@ def _mutation_use(node: ast.AST, receiver: Optional[str]) -> Optional[List[ast.A
     return None
 
 
-_STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim", "name", "built"})
+#: What a value is (its static shape, dtype, name, class; whether a layer is built).
+_STATIC_ATTRIBUTES = WHAT_IT_IS | {"built"}
 _STATIC_CALLS = frozenset({"isinstance", "hasattr", "type", "callable"})
 
 

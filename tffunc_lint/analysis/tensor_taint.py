@@ -147,7 +147,7 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
 # -- values fixed by the trace ------------------------------------------------------------------
 #: Attributes that say what a value is (its static shape, dtype, name, class), not what it
 #: holds.
-_WHAT_IT_IS = frozenset({"shape", "dtype", "rank", "ndim", "name", "__class__", "__name__"})
+WHAT_IT_IS = frozenset({"shape", "dtype", "rank", "ndim", "name", "__class__", "__name__"})
 #: Methods with the same kind of answer; ``keys`` because a tensor is never a mapping key.
 _WHAT_IT_IS_METHODS = frozenset({"get_shape", "as_list", "as_shape", "is_fully_defined",
                                  "keys"})
@@ -176,7 +176,7 @@ def static_value(node: cst.BaseExpression, resolve: Resolve) -> bool:
     the same on every call of one trace and recomputed by each retrace, so keeping it from
     the trace freezes nothing."""
     if isinstance(node, cst.Attribute):
-        return node.attr.value in _WHAT_IT_IS
+        return node.attr.value in WHAT_IT_IS
     if isinstance(node, cst.Call):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _WHAT_IT_IS_METHODS:
