@@ -53,6 +53,8 @@ class _Finder:
         self.ordinals: Dict[str, int] = {}
         self.exported = _exported(context.tree)
         self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
+        self.tf_function_uses: Optional[List[Tuple[int, str]]] = None
+        """(line, method) of the module's uses of methods as tf.function objects, read once."""
 
     def scan(self, tree: ast.Module) -> None:
         self._walk(tree.body, [tree])
@@ -94,9 +96,7 @@ class _Finder:
             kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
             if (kind and not cls.eager and self.context.graph.runs_keras
                     and not _called_eagerly(self.index, cls)
-                    and node.name not in _used_as_tf_function(
-                        (self.context.text or "").splitlines(), cls,
-                        self.index.classes.values())
+                    and node.name not in self._used_as_tf_function(cls)
                     and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
@@ -104,6 +104,18 @@ class _Finder:
         nested = isinstance(scope, _FUNCTIONS)
         if (private or nested) and node.name not in self.exported:
             self.candidates.append((slot, node, scope, info.qualname))
+
+    def _used_as_tf_function(self, cls) -> set:
+        """Methods that the class ``cls``, or module code outside every class, uses as
+        tf.function objects (``self.call.get_concrete_function(spec)`` for a SavedModel
+        signature): without the decorator that code breaks."""
+        if self.tf_function_uses is None:
+            self.tf_function_uses = _tf_function_uses(self.context.text or "")
+        spans = [(c.first_line, c.last_line) for c in self.index.classes.values()
+                 if c is not cls]
+        return {name for line, name in self.tf_function_uses
+                if cls.first_line <= line <= cls.last_line
+                or not any(first <= line <= last for first, last in spans)}
 
     def _is_tf_function(self, decorator: ast.expr) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -144,17 +156,10 @@ _TF_FUNCTION_API = re.compile(
     r"function_spec|experimental_get_compiler_ir)\b")
 
 
-def _used_as_tf_function(lines, cls, classes) -> set:
-    """Methods that the class ``cls``, or module code outside every class, uses as
-    tf.function objects (``self.call.get_concrete_function(spec)`` for a SavedModel
-    signature): without the decorator that code breaks."""
-    spans = [(c.first_line, c.last_line) for c in classes if c is not cls]
-    found = set()
-    for number, line in enumerate(lines, 1):
-        if "." in line and (cls.first_line <= number <= cls.last_line or not any(
-                first <= number <= last for first, last in spans)):
-            found.update(_TF_FUNCTION_API.findall(line))
-    return found
+def _tf_function_uses(text: str) -> List[Tuple[int, str]]:
+    """(line, method) of each use of a method as a tf.function object in the module."""
+    return [(text.count("\n", 0, match.start()) + 1, match.group(1))
+            for match in _TF_FUNCTION_API.finditer(text)]
 
 
 #: Parameters of a Keras method that hold Python values, not tensors.
