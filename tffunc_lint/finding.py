@@ -28,6 +28,10 @@ class TraceReason:
     fresh: bool = False
     """A method reached only through calls on objects the traced code makes itself
     (``registry = Registry(); registry.insert(...)``): its ``self`` lives within the trace."""
+    flags: Tuple[Tuple[str, bool], ...] = ()
+    """Flags of ``self`` (``("self.eager_mode", False)``) that hold on every way in: the
+    tf.function was made only under ``if not self.eager_mode:``, and the calls since were on
+    the same object. Code under ``if self.eager_mode:`` is never traced."""
 
     def where(self, current_path: str = "") -> str:
         if self.path and self.path != current_path:

@@ -16,7 +16,7 @@ from .lazy_libcst import NodeTypes, cst
 
 from ..finding import Finding, TraceReason
 from .graph_context import GraphContext, TracedFunction
-from .guarded_code import in_eager_branch, in_lazy_initialization
+from .guarded_code import in_eager_branch, in_lazy_initialization, in_other_mode
 from .names import NameTable, dotted_name
 
 try:
@@ -113,8 +113,11 @@ class FileContext:
     def report(self, rule: "ReportingRule", node: cst.CSTNode, message: str,
                replacement: Optional[cst.CSTNode], traced: bool) -> None:
         """Record a finding of ``rule`` at ``node``; ``traced`` attaches the trace reason.
-        Nothing is recorded in traced code's eager-only branches: they are not traced."""
-        if traced and self.function is not None and self.in_eager_branch():
+        Nothing is recorded in traced code's eager-only branches, nor in branches for the
+        other value of a flag the trace knows (``TraceReason.flags``): they are not traced."""
+        if traced and self.function is not None and (
+                self.in_eager_branch() or self.reason is not None and self.reason.flags
+                and in_other_mode(self.ancestors, self.reason.flags)):
             return
         statement = next((a for a in reversed(self.ancestors) if isinstance(a, _STATEMENTS)), node)
         traced = self.reason if traced else None

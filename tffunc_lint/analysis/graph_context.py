@@ -37,7 +37,20 @@ class ModuleView(NamedTuple):
     (``from .utils import keras`` → ``keras``)."""
     runs_keras: bool = True
     """Keras may run the module's Keras classes in graphs (see ``ProjectGraph.runs_keras``)."""
+    direct_steps: FrozenSet[str] = frozenset()
+    """Keras step methods of the module's classes that project code calls itself (see
+    ``ProjectGraph.direct_steps``)."""
 
+
+def _contradicts(conditions, flags) -> bool:
+    """A ``("flag", name, value)`` condition wants the opposite of a known flag."""
+    known = dict(flags)
+    return any(c[0] == "flag" and c[1] in known and known[c[1]] != c[2] for c in conditions)
+
+
+#: The Keras model method that wraps each step method in a tf.function.
+_STEP_MAKERS = {"train_step": "make_train_function", "test_step": "make_test_function",
+                "predict_step": "make_predict_function"}
 
 _KERAS_MODELS = frozenset({
     "keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential",
@@ -79,6 +92,7 @@ class ProjectGraph:
                 if stem != index.module:
                     self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
+        self._step_calls: Optional[FrozenSet[str]] = None
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -94,12 +108,14 @@ class ProjectGraph:
             known = traced[path].get(key)
             if known is not None:
                 # Once only if every way in is one-time set-up; fresh only if every way in
-                # is on an object the trace made. The flags only ever turn off: no cycles.
+                # is on an object the trace made; a flag known only if every way in knows
+                # it. These only ever turn off: no cycles.
                 once, fresh = known.once and reason.once, known.fresh and reason.fresh
-                if (once, fresh) == (known.once, known.fresh):
+                flags = tuple(sorted(set(known.flags) & set(reason.flags)))
+                if (once, fresh, flags) == (known.once, known.fresh, known.flags):
                     return
                 reason = replace(reason if known.once and not reason.once else known,
-                                 once=once, fresh=fresh)
+                                 once=once, fresh=fresh, flags=flags)
             traced[path][key] = reason
             queue.append((path, key))
 
@@ -113,7 +129,8 @@ class ProjectGraph:
                 found = self.resolve(index, entry.target)
                 if found:
                     add(*found, TraceReason(entry.how, entry.line, path=index.path,
-                                            function=self._qualname(*found)))
+                                            function=self._qualname(*found),
+                                            flags=entry.flags))
             for entry in index.decorated:
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
@@ -146,6 +163,8 @@ class ProjectGraph:
                 for name in KERAS_GRAPH_METHODS:
                     if name in cls.methods and name not in run_directly:
                         key = cls.methods[name]
+                        if key in index.custom_steps or self.makes_own_step(index, cls, name):
+                            continue  # Keras does not call it, or not through its own graph
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
                             function=index.functions[key].qualname))
@@ -159,12 +178,16 @@ class ProjectGraph:
                 if not found:
                     continue
                 conditions = function.edge_guards.get(position, ())
-                if conditions and self._untraced(index, conditions):
+                if conditions and (self._untraced(index, conditions)
+                                   or _contradicts(conditions, reason.flags)):
                     continue
                 once = reason.once or self._initialises(index, conditions, found)
+                same_self = target[0] == "local" or (
+                    target[0] == "method" and target[1] == function.class_qualname)
                 add(*found, TraceReason(f"{how} {function.qualname}", line,
                                         function=function.qualname, via=reason, path=path,
-                                        once=once, fresh=position in function.fresh_edges))
+                                        once=once, fresh=position in function.fresh_edges,
+                                        flags=reason.flags if same_self else ()))
         return traced
 
     # -- guards -----------------------------------------------------------------------------
@@ -345,6 +368,20 @@ class ProjectGraph:
             return self._method(module, rest[0], rest[1], include_own=True)
         return None
 
+    def direct_steps(self, index: ModuleIndex) -> FrozenSet[str]:
+        """Keras step methods (``train_step`` …) defined in ``index``'s classes that some
+        linted module calls itself, not through ``super()``: a project's own training loop
+        (``model.train_step(batch)``), which runs the method as its decorator makes it."""
+        if self._step_calls is None:  # calls on objects of unknown class, anywhere
+            self._step_calls = frozenset(name for module in self.by_path.values()
+                                         for name, cls in module.step_calls if cls is None)
+        found = set()
+        for qualname, cls in index.classes.items():
+            for name in cls.methods:
+                if name in self._step_calls or (name, qualname) in index.step_calls:
+                    found.add(name)
+        return frozenset(found)
+
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a notebook, a whole program, only when
@@ -396,6 +433,13 @@ class ProjectGraph:
             return True
         return self.keras_kind(found[0], found[0].classes[found[1]]) is not None
 
+    def makes_own_step(self, index: ModuleIndex, cls: ClassInfo, name: str) -> bool:
+        """``cls`` (or a project base) overrides the Keras method that makes the graph of its
+        step ``name`` (``make_train_function`` for ``train_step``): whether the step is
+        traced is up to that code, which the call graph follows like any other."""
+        maker = _STEP_MAKERS.get(name)
+        return maker is not None and self._method(index, cls.qualname, maker, True) is not None
+
     def keras_kind(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> Optional[str]:
         """"Model" or "Layer" when ``cls`` derives from Keras, directly or through the project."""
         if hops > _MAX_HOPS:
@@ -445,8 +489,11 @@ class GraphContext:
 
     def __init__(self, index: ModuleIndex, traced: Traced,
                  predicates: Optional[Predicates] = None,
-                 names: Optional[Mapping[str, str]] = None, runs_keras: bool = True):
+                 names: Optional[Mapping[str, str]] = None, runs_keras: bool = True,
+                 direct_steps: FrozenSet[str] = frozenset()):
         self.index = index
+        self.direct_steps = direct_steps
+        """Keras step methods of this module that project code calls itself."""
         self.runs_keras = runs_keras
         """Keras may run this module's Keras classes in graphs (``fit``, a functional
         model); False for a notebook that trains them with an eager loop of its own."""
@@ -464,10 +511,11 @@ class GraphContext:
         """Graph context of a module linted on its own (no other module to resolve)."""
         graph = ProjectGraph([index])
         return cls(index, graph.trace()[index.path], graph.predicates_of(index),
-                   graph.names_of(index), graph.runs_keras(index))
+                   graph.names_of(index), graph.runs_keras(index), graph.direct_steps(index))
 
     def view(self) -> ModuleView:
-        return ModuleView(self.traced, self.predicates, self.names, self.runs_keras)
+        return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
+                          self.direct_steps)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

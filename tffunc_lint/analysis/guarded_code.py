@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence
+from typing import (Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
+                    Tuple)
 
 from .lazy_libcst import cst
 
@@ -178,6 +179,26 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
                 return True
         elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
             if _after_untraced_exit(parent.body, child, tests):
+                return True
+    return False
+
+
+def in_other_mode(ancestors: Sequence[cst.CSTNode], flags: Sequence[Tuple[str, bool]]) -> bool:
+    """The innermost node of ``ancestors`` runs, within its function, only when a flag of
+    ``self`` has the other value than ``flags`` (see ``TraceReason.flags``) say it has on
+    every way into the trace: ``if self.eager_mode:`` in code traced only when it is
+    False."""
+    known = dict(flags)
+    if not known:
+        return False
+    for index in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[index - 1], ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(parent, (cst.If, cst.IfExp)) and child in (parent.body, parent.orelse):
+            wanted = _read_test(parent.test, lambda test: guards.known_flags(
+                test, child is parent.body)) or {}
+            if any(name in known and known[name] != value for name, value in wanted.items()):
                 return True
     return False
 

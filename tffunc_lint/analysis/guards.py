@@ -407,6 +407,45 @@ def flag_tests(test: ast.expr) -> Dict[str, bool]:
     return {name: wanted} if name else {}
 
 
+def sets_tested(body: Sequence[ast.stmt], targets: FrozenSet[str]) -> bool:
+    """``body`` (not its nested functions) marks one of ``targets`` as set up: assigns it
+    (``self.ready = True``) or assigns the variable it names (``self.ready.assign(True)``).
+    The body of ``if not self.ready:`` that does so runs once: on the first trace for a
+    Python flag, on the first call for a ``tf.Variable`` one."""
+    if not targets:
+        return False
+    for node in _own_nodes(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            found = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(ast_dotted_name(target) in targets for target in found):
+                return True
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+              and isinstance(node.value.func, ast.Attribute)
+              and node.value.func.attr == "assign"
+              and ast_dotted_name(node.value.func.value) in targets):
+            return True
+    return False
+
+
+def known_flags(test: ast.expr, value: bool) -> Dict[str, bool]:
+    """The Python flags (see ``flag_tests``) whose value ``test`` having ``value`` settles:
+    for ``if not self.eager and self.ready:``, the body knows ``self.eager`` False and
+    ``self.ready`` True; the ``else`` of ``if self.eager:`` knows it False. Empty when it
+    settles none (``or`` in a body, ``and`` in an ``else``)."""
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And) != value:
+            return {}
+        found: Dict[str, bool] = {}
+        for part in test.values:
+            found.update(known_flags(part, value))
+        return found
+    flags = flag_tests(test)
+    if len(flags) != 1:
+        return {}
+    ((name, wanted),) = flags.items()
+    return {name: wanted if value else not wanted}
+
+
 def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` being true finds set up (``self.x is not None``, ``self.x``,
     ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""

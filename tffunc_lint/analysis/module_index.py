@@ -108,6 +108,17 @@ _ONCE_CALLEE = re.compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECA
 ONCE = ("once",)
 
 
+def _flags(conditions: Sequence[Tuple]) -> Tuple[Tuple[str, bool], ...]:
+    """The flags of ``self`` among a scope's guards (``("flag", "self.x", False)``)."""
+    return tuple(sorted({(c[1], c[2]) for c in conditions if c[0] == "flag"}))
+
+
+def _required_positional(args: ast.arguments) -> int:
+    """How many positional parameters a call must fill (``self`` included)."""
+    positional = len(args.posonlyargs) + len(args.args)
+    return positional - len(args.defaults)
+
+
 def def_key(line: int, name: str) -> FunctionKey:
     return ("def", line, name)
 
@@ -187,6 +198,8 @@ class Entry:
     decorated: Optional[FunctionKey] = None
     """For a project decorator: the def it decorates (traced if the decorator wraps
     tf.function)."""
+    flags: Tuple[Tuple[str, bool], ...] = ()
+    """Flags of ``self`` the code making the entry runs under (``if not self.eager:``)."""
 
 
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
@@ -231,6 +244,15 @@ class ModuleIndex:
     (``model.train_step(batch)``: run eagerly, not through ``fit``), of the methods that
     run them in graphs (``model.fit(...)``, ``KERAS_RUNS``), and ``(name, "__call__")`` for
     the names module-level code calls (``model(x)``)."""
+    step_calls: Set[Tuple[str, Optional[str]]] = field(default_factory=set)
+    """Keras step methods (``train_step`` …) that some code of the module calls itself, on
+    anything but ``super()`` (``loss = model.train_step(optimizer, x, y)`` in a project's
+    own training loop), with the class of this module the receiver is an instance of, when
+    known (else None): a decorator on such a method is what makes that call a graph."""
+    custom_steps: Set[FunctionKey] = field(default_factory=set)
+    """Methods named like Keras steps whose signature Keras cannot call (``def
+    train_step(self, optimizer, inputs, targets)``: Keras passes one batch): the project's
+    own methods, not Keras's."""
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
@@ -539,6 +561,8 @@ class _Indexer:
         if in_class:
             if not (node.name in scope.cls.methods and _is_property_accessor(node)):
                 scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
+            if node.name in _KERAS_STEPS and _required_positional(node.args) > 2:
+                self.index.custom_steps.add(key)
         elif scope.function is None:
             self.index.top_level[node.name] = key
             self.defs.setdefault(node.name, []).append((first, key))
@@ -625,6 +649,9 @@ class _Indexer:
         if untraced is True or (value and reader.excluded(test, scope.known_false)):
             return scope.without_edges()
         conditions = [("pred", callee, polarity) for callee, polarity in untraced]
+        conditions.extend(("flag", name, wanted) for name, wanted
+                          in guards.known_flags(test, value).items()
+                          if name.startswith("self.") and name.count(".") == 1)
         if value:
             attributes = guards.attributes(guards.init_targets(test))
             if attributes:
@@ -688,7 +715,11 @@ class _Indexer:
 
     def visit_If(self, node: ast.If, scope: _Scope) -> None:
         self.visit(node.test, scope)
-        self._visit_block(node.body, self._branch(node.test, True, scope))
+        body = self._branch(node.test, True, scope)
+        if scope.function is not None and guards.sets_tested(
+                node.body, guards.init_targets(node.test, certain=True)):
+            body = body.guarded([ONCE])  # ``if not self.ready: ...; self.ready = True``
+        self._visit_block(node.body, body)
         self._visit_block(node.orelse, self._branch(node.test, False, scope))
 
     def visit_IfExp(self, node: ast.IfExp, scope: _Scope) -> None:
@@ -790,6 +821,12 @@ class _Indexer:
             self.index.keras_exports.append(func.value.id)
         elif qualified and _builds_keras_graph(qualified, node):
             self.index.builds_keras_graphs = True
+        if (isinstance(func, ast.Attribute) and func.attr in _KERAS_STEPS and not (
+                isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "super")):
+            receiver = self._callable(func, scope)
+            self.index.step_calls.add((func.attr, receiver[1] if receiver and receiver[0] in (
+                "method", "super") else None))
         if (scope.function is None and isinstance(func, ast.Attribute)
                 and func.attr in _STEPS_AND_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))
@@ -864,15 +901,17 @@ class _Indexer:
                     continue
                 target = self._callable(callable_, scope)
                 if target is not None:
-                    self._add_entry(target, how, call.lineno)
+                    self._add_entry(target, how, call.lineno, _flags(scope.guards)
+                                    if target[0] in ("local", "method") else ())
                 elif isinstance(callable_, ast.Name):
                     self._traced_parameter(callable_.id, scope)
 
-    def _add_entry(self, target: Target, how: str, line: int) -> None:
+    def _add_entry(self, target: Target, how: str, line: int,
+                   flags: Tuple[Tuple[str, bool], ...] = ()) -> None:
         if target[0] == "name":
             self.pending_entries.append((target[1], how, line, self.statement_region[0]))
         else:
-            self.index.entries.append(Entry(target, how, line))
+            self.index.entries.append(Entry(target, how, line, flags=flags))
 
     def _add_edge(self, scope: _Scope, target: Target, line: int, how: str,
                   extra: Tuple[Tuple, ...] = ()) -> None:

@@ -88,7 +88,10 @@ class CapturedMutableAttribute(Rule):
     the body of `if not self.x:` / `if self.x is None:` / `if not hasattr(self, "x"):`, or in
     a method that the class (or a subclass) calls only there and from its set-up methods.
     A flag set that
-    way (`self._is_initialized = True`, `self.built = True`) is not state that changes. The
+    way (`self._is_initialized = True`, `self.built = True`) is not state that changes. Reads
+    in code that runs only once (under such a test, or in a method reached only from there,
+    including `if not self.ready:` whose body does `self.ready.assign(True)` on a
+    `tf.Variable`) take the value of that one time. The
     test of such an `if`, when its body sets the attribute, is not reported either, even if
     other code resets the flag. A read that follows, in the same traced function, its own
     assignment of the attribute (`self.calls += 1`, then `f"call_{self.calls}"`) sees the
@@ -145,6 +148,8 @@ class CapturedMutableAttribute(Rule):
             return
         if (function.key, attribute) in self._seen or self._called(node):
             return
+        if self.context.in_one_time_setup():
+            return  # set-up that runs once reads the value of that one time
         written = self._assigned.get((function.key, obj, attribute))
         if written is not None and not any(a is written for a in self.context.ancestors):
             return  # reads the value this function has just set (TFF103 reports the write)

@@ -91,12 +91,15 @@ class _Finder:
         info = self.index.functions.get(key)
         if info is None:
             return
-        if in_class and node.name in KERAS_GRAPH_METHODS:
+        if in_class and node.name in KERAS_GRAPH_METHODS and key not in self.index.custom_steps:
             cls = self.index.classes.get(info.class_qualname or "")
-            kind = ProjectGraph([self.index]).keras_kind(self.index, cls) if cls else None
+            graph = ProjectGraph([self.index])
+            kind = graph.keras_kind(self.index, cls) if cls else None
             if (kind and not cls.eager and self.context.graph.runs_keras
+                    and not graph.makes_own_step(self.index, cls, node.name)
                     and not _called_eagerly(self.index, cls)
                     and node.name not in self._used_as_tf_function(cls)
+                    and node.name not in self.context.graph.direct_steps
                     and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
@@ -333,7 +336,10 @@ class RedundantTfFunction(Rule):
     class uses the method as a tf.function object (`self.call.get_concrete_function(spec)`
     for a SavedModel signature), nor in a notebook that never lets Keras run its models
     (no `fit`/`evaluate`/`predict` of a Keras model, no functional model): there the
-    decorator is what compiles the eager calls.
+    decorator is what compiles the eager calls. Nor a step method that the project's own
+    code calls itself (`model.predict_step(x)` in its own loop, in any linted module), nor
+    one whose signature Keras cannot call (`def train_step(self, optimizer, x, y)`: Keras
+    passes one batch), which is the project's method, not Keras's.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
