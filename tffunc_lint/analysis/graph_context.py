@@ -445,13 +445,15 @@ class ProjectGraph:
         if hops > _MAX_HOPS:
             return None
         for base in cls.bases:
+            found = self._class(index, base)
+            if found:  # a class of the linted code: its own bases decide
+                if found[0].classes[found[1]] is not cls:
+                    kind = self.keras_kind(found[0], found[0].classes[found[1]], hops + 1)
+                    if kind:
+                        return kind
+                continue
             if base[0] == "external":
                 kind = _keras_base_kind(self.canonical(base[1]))
-                if kind:
-                    return kind
-            found = self._class(index, base)
-            if found and found[0].classes[found[1]] is not cls:
-                kind = self.keras_kind(found[0], found[0].classes[found[1]], hops + 1)
                 if kind:
                     return kind
         return None

@@ -1,0 +1,1 @@
+from .base_layer import Layer  # noqa: F401 - re-exported
