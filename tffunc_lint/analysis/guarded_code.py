@@ -116,17 +116,22 @@ def _earlier_exit_tests(block: cst.CSTNode, statement: cst.CSTNode) -> List[ast.
     return found
 
 
-def exits(block: cst.CSTNode) -> bool:
+def exits(block: Optional[cst.CSTNode], tests: Optional[_Tests] = None) -> bool:
     """The block always leaves the enclosing block: it ends in return, raise, continue or
-    break, or in an ``if``/``else`` whose branches all do."""
+    break, or in an ``if``/``else`` whose branches all do. With ``tests``, whenever it runs
+    traced: a branch that runs only eagerly need not leave (``if not
+    tf.executing_eagerly(): raise ...`` leaves a traced block)."""
     if isinstance(block, cst.Else):
-        return exits(block.body)
+        return exits(block.body, tests)
     if isinstance(block, cst.IndentedBlock):
         if not block.body:
             return False
         last = block.body[-1]
         if isinstance(last, cst.If):
-            return last.orelse is not None and exits(last.body) and exits(last.orelse)
+            if tests is None:
+                return last.orelse is not None and exits(last.body) and exits(last.orelse)
+            return ((tests.untraced_if(last.test, True) or exits(last.body, tests))
+                    and (tests.untraced_if(last.test, False) or exits(last.orelse, tests)))
         if isinstance(last, cst.SimpleStatementLine):
             small = last.body
         else:
@@ -137,6 +142,21 @@ def exits(block: cst.CSTNode) -> bool:
         return False
     return bool(small) and isinstance(small[-1], (cst.Return, cst.Raise, cst.Continue,
                                                   cst.Break))
+
+
+def _after_traced_exit_under(block: cst.CSTNode, statement: cst.If, tests: _Tests) -> bool:
+    """An earlier ``if`` of ``block`` has the test of ``statement`` and leaves whenever it
+    runs traced (``if cache is not None: ... if not tf.executing_eagerly(): raise ...``):
+    traced code never gets to ``statement``'s body."""
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return False
+    for earlier in block.body:
+        if earlier is statement:
+            return False
+        if (isinstance(earlier, cst.If) and earlier.test.deep_equals(statement.test)
+                and exits(earlier.body, tests)):
+            return True
+    return False
 
 
 def _after_untraced_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
@@ -170,6 +190,9 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
             if (child is parent.body and isinstance(parent, cst.If) and index >= 2
                     and tests.excluded(parent.test, _earlier_exit_tests(ancestors[index - 2],
                                                                         parent))):
+                return True
+            if (child is parent.body and isinstance(parent, cst.If) and index >= 2
+                    and _after_traced_exit_under(ancestors[index - 2], parent, tests)):
                 return True
             if child is parent.orelse and tests.untraced_if(parent.test, False):
                 return True

@@ -47,7 +47,10 @@ class EagerOnlyCall(Rule):
     ## Known problems
     Calls inside `if tf.executing_eagerly():` (or after `if not tf.executing_eagerly():
     return ...`) are not flagged: that branch never runs while tracing, and it is the
-    documented way to keep eager-only code in a function that may be traced. Code run through
+    documented way to keep eager-only code in a function that may be traced. Nor are calls
+    under an `if` whose test an earlier `if` of the same block tested and left on every
+    traced path (`if cache is not None:` ending in `return` or in
+    `if not tf.executing_eagerly(): raise ...`). Code run through
     `tf.py_function` is eager and not flagged either. `.item()` is flagged only on values that
     are tensors as far as one function shows (the inputs of a function TensorFlow traces
     directly, results of TensorFlow operations, and names derived from them); NumPy arrays
