@@ -15,7 +15,8 @@ tracing and is unrolled into the graph, one copy of its body per iteration, so P
 it runs on each iteration, as Python code does.
 
 The decision is conservative: a loop is a graph loop only when the analysis sees that it
-iterates a tensor or a dataset.
+iterates a tensor or a dataset, in a function AutoGraph converts (not one decorated
+``@tf.autograph.experimental.do_not_convert`` or ``@tf.function(autograph=False)``).
 
 - A tensor is the result of a TensorFlow operation, a name bound to one (anywhere in the
   function's own scope, in any order), arithmetic, comparison or slicing of those, or a
@@ -113,6 +114,10 @@ def bindings(body: cst.CSTNode) -> Iterator[Tuple[cst.BaseExpression, cst.BaseEx
         stack.extend(children(node))
 
 
+#: Decorators that keep AutoGraph from converting a function.
+_DO_NOT_CONVERT = frozenset({"tensorflow.autograph.experimental.do_not_convert"})
+
+
 class GraphLoops:
     """Which loops of one function AutoGraph turns into graph loops (see the module
     docstring)."""
@@ -131,7 +136,21 @@ class GraphLoops:
         self.sequences: Set[str] = set()
         """Names (also) bound to a Python list or tuple: ``chars = tf.unstack(chars)``
         makes a loop over ``chars`` a Python loop, whatever else ``chars`` holds."""
+        self.converted = not any(self._no_autograph(d.decorator) for d in function.decorators)
+        """AutoGraph converts the function: not under ``@tf.autograph.experimental.
+        do_not_convert`` or ``@tf.function(autograph=False)``, where every loop is a Python
+        loop."""
         self._propagate(function.body)
+
+    def _no_autograph(self, decorator: cst.BaseExpression) -> bool:
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        qualified = self.resolve(target)
+        if qualified in _DO_NOT_CONVERT:
+            return True
+        return (isinstance(decorator, cst.Call) and qualified == "tensorflow.function"
+                and any(a.keyword is not None and a.keyword.value == "autograph"
+                        and isinstance(a.value, cst.Name) and a.value.value == "False"
+                        for a in decorator.args))
 
     def _has_signature(self, decorator: cst.BaseExpression) -> bool:
         return (isinstance(decorator, cst.Call)
@@ -206,6 +225,8 @@ class GraphLoops:
 
     # -- loops --------------------------------------------------------------------------------
     def is_graph_loop(self, loop: Loop) -> bool:
+        if not self.converted:
+            return False
         if isinstance(loop, cst.While):
             return self.is_tensor(loop.test)
         iterable = loop.iter

@@ -74,8 +74,10 @@ class PythonListInTensorLoop(Rule):
     assumed to be a Python loop (it is one when the caller passes a list), and so is one
     over `tf.unstack(...)`, which returns a Python list. A list is recognised by a list
     display, comprehension or `list()` call bound to its name (or, for an attribute, in the
-    class). A list made inside the loop body is fine. Appending to a list that outlives the
-    call is also reported by TFF102.
+    class). A list made inside the loop body is fine. In a function AutoGraph does not
+    convert (`@tf.autograph.experimental.do_not_convert`, `@tf.function(autograph=False)`)
+    every loop is a Python loop. Appending to a list that outlives the call is also
+    reported by TFF102.
 
     ## References
     - [Better performance with tf.function: Accumulating values in a loop](https://www.tensorflow.org/guide/function#accumulating_values_in_a_loop)
