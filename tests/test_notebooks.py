@@ -202,7 +202,9 @@ def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsy
     path.write_text("import tensorflow as tf\n" + ATTENTION[1] + DECORATED[1] + OWN_TRAINER[1]
                     + "layer = Attention()\nTrainer().fit(layer, [tf.ones(2)])\n"
                     + "layer.attention_weights\n", encoding="utf-8")
-    assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103"), (None, 7, 5, "TFF407")]
+    # The decorated call of Scale is not redundant here: nothing in the module lets Keras
+    # run Scale, and importers may call it directly, eagerly (TFF407 needs Keras to run it).
+    assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103")]
 
 
 def test_an_object_change_reaches_the_def_in_force_at_its_cell(tmp_path, capsys):

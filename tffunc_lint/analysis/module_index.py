@@ -256,6 +256,9 @@ class ModuleIndex:
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
+    keras_run_classes: Set[str] = field(default_factory=set)
+    """Classes of the module whose instances the module's code fits, evaluates, predicts
+    or saves (``model = Net(); model.fit(...)``, in any scope)."""
     keras_exports: List[str] = field(default_factory=list)
     """Names whose ``save``/``export`` the module calls (``model.save(path)`` traces ``call``
     for a SavedModel when ``model`` is a Keras model)."""
@@ -813,6 +816,11 @@ class _Indexer:
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
         func = node.func
         qualified = self._qualified(func)
+        if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS | _KERAS_EXPORTS:
+            receiver = self._callable(func, scope)
+            if receiver is not None and receiver[0] == "method" and receiver[1] in (
+                    self.index.classes):
+                self.index.keras_run_classes.add(receiver[1])
         if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS:
             self.index.keras_runs.append(func.value.id if isinstance(func.value, ast.Name)
                                          else None)

@@ -100,6 +100,7 @@ class _Finder:
                     and not _called_eagerly(self.index, cls)
                     and node.name not in self._used_as_tf_function(cls)
                     and node.name not in self.context.graph.direct_steps
+                    and (node.name != "call" or self._run_by_keras_here(cls))
                     and not _needs_autograph(node)):
                 self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
             return
@@ -107,6 +108,17 @@ class _Finder:
         nested = isinstance(scope, _FUNCTIONS)
         if (private or nested) and node.name not in self.exported:
             self.candidates.append((slot, node, scope, info.qualname))
+
+    def _run_by_keras_here(self, cls) -> bool:
+        """The linted code lets Keras run ``cls``: a notebook that runs its models through
+        Keras, a module that builds a functional model, or one that fits, evaluates,
+        predicts or saves an instance of the class. A library's decorated ``call`` also
+        serves its users' direct eager calls (``model(x)``), which the decorator compiles."""
+        if self.context.path.endswith(".ipynb") or self.index.builds_keras_graphs:
+            return True
+        return cls.qualname in self.index.keras_run_classes or any(
+            receiver and self.index.instance_of(receiver) == cls.qualname
+            for receiver in (*self.index.keras_runs, *self.index.keras_exports))
 
     def _used_as_tf_function(self, cls) -> set:
         """Methods that the class ``cls``, or module code outside every class, uses as
@@ -336,7 +348,11 @@ class RedundantTfFunction(Rule):
     class uses the method as a tf.function object (`self.call.get_concrete_function(spec)`
     for a SavedModel signature), nor in a notebook that never lets Keras run its models
     (no `fit`/`evaluate`/`predict` of a Keras model, no functional model): there the
-    decorator is what compiles the eager calls. Nor a step method that the project's own
+    decorator is what compiles the eager calls. A decorated `call` is reported only where
+    the linted code lets Keras run the class: a notebook that does, a module that builds a
+    functional model, or code that fits, evaluates, predicts or saves an instance of it
+    (`model = Net(); model.fit(...)`); a library's layer or model is also called directly,
+    eagerly, by its users, and the decorator compiles those calls. Nor a step method that the project's own
     code calls itself (`model.predict_step(x)` in its own loop, in any linted module), nor
     one whose signature Keras cannot call (`def train_step(self, optimizer, x, y)`: Keras
     passes one batch), which is the project's method, not Keras's.
