@@ -1,5 +1,10 @@
 """Engine internals that fixtures cannot reach."""
 
+import ast
+
+import pytest
+
+from tffunc_lint import engine
 from tffunc_lint.analysis.graph_context import GraphContext
 
 from .conftest import PACKAGE_FIXTURES, expected_findings, lint_snippet
@@ -70,3 +75,49 @@ def test_unsafe_fixes_are_not_applied_by_default():
     result = lint_source("before.py", before, Settings().resolved(), fix=True)
     assert result.fixed_source == before.replace(b"experimental_relax_shapes", b"reduce_retracing")
     assert not any(f.fixable for f in result.findings if f.code == "TFF101")
+
+
+_CLEAN = """\
+import tensorflow as tf
+x = 1
+@tf.function
+def step(x):
+    y = x + 1
+
+    return y
+class Model:
+    def call(self, x):
+        return x
+z = step(x)
+"""
+_TRAPS = [  # a line in column 0 that does not start a top-level statement
+    'TEXT = """\ndef not_a_function():\n    pass\n"""\n',
+    "x = (1,\ny)\n",
+    "z = 1 + \\\nw\n",
+    "if x:\n    pass\nelse:\n    pass\n",
+    "try:\n    pass\nexcept ValueError:\n    pass\nfinally:\n    pass\n",
+    "@tf.function(\n  jit_compile=True)\ndef f():\n    pass\n",
+    "def broken(:\n    pass\n",
+    "x = (1\ny = 2\n",
+]
+
+
+@pytest.mark.parametrize("trap", [""] + _TRAPS)
+def test_a_long_module_parsed_in_pieces_gives_the_tree_ast_parse_gives(monkeypatch, trap):
+    source = _CLEAN + trap + _CLEAN
+    monkeypatch.setattr(engine, "_CHUNK_LINES", 1)
+    lines = engine.split_lines(source)
+    try:
+        expected = ast.dump(ast.parse(source), include_attributes=True)
+    except SyntaxError as error:
+        with pytest.raises(SyntaxError) as raised:
+            engine.parse_module(source, lines, "m.py")
+        assert (raised.value.msg, raised.value.lineno) == (error.msg, error.lineno)
+        return
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, **kw: parsed.append(text) or real_parse(text))
+    tree = engine.parse_module(source, lines, "m.py")
+    assert ast.dump(tree, include_attributes=True) == expected
+    if not trap:
+        assert len(parsed) > 4  # in pieces, not parsed whole

@@ -2,8 +2,8 @@
 
 Pipeline for one file:
 
-1. decode (PEP 263) and ``ast.parse`` — cheap, and enough to build the module's
-   :class:`~tffunc_lint.analysis.names.NameTable` and
+1. decode (PEP 263) and ``ast.parse`` (a long module in pieces) — cheap, and enough to
+   build the module's :class:`~tffunc_lint.analysis.names.NameTable` and
    :class:`~tffunc_lint.analysis.graph_context.GraphContext`;
 2. parse with LibCST only what a rule needs: the line ranges holding traced functions, or
    the whole module when a module-scope rule's trigger text occurs in the file;
@@ -44,6 +44,49 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def split_lines(text: str) -> List[str]:
     """Physical lines with their endings, numbered as ``ast`` and flake8 number them."""
     return _LINE.findall(text)
+
+
+_CHUNK_LINES = 2000
+_CONTINUATIONS = ("else", "elif", "except", "finally")
+
+
+def parse_module(text: str, lines: Sequence[str], path: str) -> ast.Module:
+    """``ast.parse(text)``, in pieces of about ``_CHUNK_LINES`` lines for a long module.
+
+    Parsing builds a C tree beside the Python one and frees it afterwards; for a whole
+    module of many megabytes that doubles the peak, and the freed memory, interleaved with
+    the Python nodes, mostly stays with the process. In pieces, each piece's C tree is
+    freed before the next one is made. A piece ends before a line that starts a top-level
+    statement (a letter in column 0, not after a decorator). Where that guess is wrong (the
+    line is inside a string, brackets or a continued line, or continues an ``if``/``try``)
+    the piece before it cannot parse on its own, and the module is parsed whole: the tree
+    is always the one ``ast.parse`` gives, or its error.
+    """
+    total = len(lines)
+    if total <= 2 * _CHUNK_LINES:
+        return ast.parse(text, filename=path)
+    body: List[ast.stmt] = []
+    start = 0
+    try:
+        while start < total:
+            end = min(start + _CHUNK_LINES, total)
+            while end < total and not _starts_statement(lines, end):
+                end += 1
+            piece = ast.parse("".join(lines[start:end]), filename=path)
+            if start:
+                ast.increment_lineno(piece, start)
+            body.extend(piece.body)
+            start = end
+    except (SyntaxError, ValueError):
+        del body[:]
+        return ast.parse(text, filename=path)
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _starts_statement(lines: Sequence[str], index: int) -> bool:
+    line = lines[index]
+    return (line[:1].isalpha() and not line.startswith(_CONTINUATIONS)
+            and not lines[index - 1].startswith("@"))
 
 
 class _KeyMismatch(Exception):
@@ -253,7 +296,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
         # rescan every node of a big file again and again while they are built.
         gc.disable()
         if tree is None:
-            tree = ast.parse(text, filename=path)
+            tree = parse_module(text, lines, path)
         analysis.run(tree, view, fix)
         findings = analysis.findings
     except SyntaxError as error:
