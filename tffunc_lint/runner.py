@@ -90,9 +90,15 @@ class _Workers:
         order = sorted(range(len(jobs)), key=lambda number: -_size(jobs[number]))
         chunk = max(1, len(jobs) // (self.workers * 8))
         results: List[Optional[FileResult]] = [None] * len(jobs)
-        done = self._pool.map(_lint_job, [jobs[number] for number in order], chunksize=chunk)
-        for number, result in zip(order, _reported(done, len(jobs))):
-            results[number] = result
+        # The results arrive pickled: unpickling thousands of indexes with the cyclic
+        # collector on would rescan all that came before each time (about 0.5 s of this
+        # process's time on 1 250 files, taken from the workers' cores; 0.05 s without).
+        with paused_gc():
+            done = self._pool.map(_lint_job, [jobs[number] for number in order],
+                                  chunksize=chunk)
+            for number, result in zip(order, _reported(done, len(jobs))):
+                results[number] = result
+            _kept()
         return results
 
     def close(self) -> None:
