@@ -1016,12 +1016,13 @@ class _Indexer:
             key = scope.lookup(node.id)
             if key is not None:
                 return ("local", key)
+            bound = node.id in self.index.module_bindings
+            qualified = None if bound else self._resolve(node.id)
+            if not bound and not qualified:
+                return None  # a name the module does not know: the function's locals can't tell
             if any(node.id in self._locals(outer) for outer in _chain(scope)):
                 return None  # a parameter or variable shadows the module's name
-            if node.id in self.index.module_bindings:
-                return ("name", node.id)
-            qualified = self._resolve(node.id)
-            return ("external", qualified) if qualified else None
+            return ("name", node.id) if bound else ("external", qualified)
         if isinstance(node, ast.Attribute):
             value = node.value
             if isinstance(value, ast.Name) and value.id in ("self", "cls") and scope.cls:
