@@ -498,6 +498,7 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_
           lines: Tuple[int, int]) -> None:
     """Walk one tree; positions are resolved only if something is reported."""
     wrapper = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+    context.next_tree()
     context.line_offset = line_offset
     saved = dict(context.replacements)
     try:

@@ -51,6 +51,7 @@ class FileContext:
         self.local_names: FrozenSet[str] = frozenset()
         self.unsafe_fixes = False
         self._facts: Dict[str, object] = {}
+        self._tree_facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
         self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
@@ -63,6 +64,7 @@ class FileContext:
         self.tree = None
         self.function = None
         self._facts = {}
+        self._tree_facts = {}
         self.ancestors = []
         self.replacements = {}
         self.pending = []
@@ -100,6 +102,18 @@ class FileContext:
         if name not in self._facts:
             self._facts[name] = compute(self)
         return self._facts[name]
+
+    def tree_fact(self, name: str, compute: Callable[["FileContext"], object]):
+        """An analysis of the LibCST tree being walked (one traced region, or the whole
+        module), computed once per tree; the engine drops it when it walks the next tree,
+        as what it holds refers to that tree's nodes (kept, they would keep every tree)."""
+        if name not in self._tree_facts:
+            self._tree_facts[name] = compute(self)
+        return self._tree_facts[name]
+
+    def next_tree(self) -> None:
+        """The engine starts walking another LibCST tree: the last one's analyses go."""
+        self._tree_facts = {}
 
     def module_alias(self, qualified: str) -> Optional[str]:
         """How this module spells an imported module, e.g. ``tf`` for ``tensorflow``."""

@@ -265,7 +265,7 @@ def enclosing_loops(ancestors: Sequence[cst.CSTNode]
 def graph_loops(context, function: cst.FunctionDef) -> GraphLoops:
     """The loop analysis of ``function``, the innermost ``def`` of the traced code being
     visited; computed once per function and shared by the rules."""
-    cache = context.fact("loop_kind.graph_loops", lambda _: {})
+    cache = context.tree_fact("loop_kind.graph_loops", lambda _: {})
     found = cache.get(id(function))
     if found is None or found[0] is not function:
         traced = context.function

@@ -493,7 +493,7 @@ def _function_taint(context) -> Optional[_FunctionTaint]:
                      None)
     if scope is None:
         return None
-    cache: Dict[object, _FunctionTaint] = context.fact("tensor_taint", lambda _: {})
+    cache: Dict[object, _FunctionTaint] = context.tree_fact("tensor_taint", lambda _: {})
     cached = cache.get(function.key)
     if cached is not None and cached.scope is scope:
         return cached
