@@ -19,7 +19,7 @@ from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
 from . import guards
 from ..finding import TraceReason
 from .module_index import (KERAS_GRAPH_METHODS, KERAS_RUNS, ONCE, TF_FUNCTION, ClassInfo,
-                           FunctionKey, ModuleIndex, Target)
+                           Entry, FunctionKey, ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
 
 Traced = Dict[FunctionKey, TraceReason]
@@ -124,8 +124,13 @@ class ProjectGraph:
             for key, reason in reasons.items():
                 if not (keras and reason.how.startswith("Keras ")):
                     add(path, key, reason)
+        # Callables of control-flow APIs: traced when the function calling the API is.
+        within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
         for index in self.by_path.values():
             for entry in index.entries:
+                if entry.within is not None:
+                    within.setdefault((index.path, entry.within), []).append(entry)
+                    continue
                 found = self.resolve(index, entry.target)
                 if found:
                     add(*found, TraceReason(entry.how, entry.line, path=index.path,
@@ -173,6 +178,12 @@ class ProjectGraph:
             index = self.by_path[path]
             function = index.functions[key]
             reason = traced[path][key]
+            for entry in within.get((path, key), ()):
+                found = self.resolve(index, entry.target)
+                if found:  # the API hands its callables tensors: traced directly
+                    add(*found, TraceReason(entry.how, entry.line, path=path,
+                                            function=self._qualname(*found),
+                                            flags=entry.flags))
             for position, (target, line, how) in enumerate(function.edges):
                 found = self.resolve(index, target)
                 if not found:
@@ -184,10 +195,11 @@ class ProjectGraph:
                 once = reason.once or self._initialises(index, conditions, found)
                 same_self = target[0] == "local" or (
                     target[0] == "method" and target[1] == function.class_qualname)
-                add(*found, TraceReason(f"{how} {function.qualname}", line,
-                                        function=function.qualname, via=reason, path=path,
-                                        once=once, fresh=position in function.fresh_edges,
-                                        flags=reason.flags if same_self else ()))
+                link = TraceReason(f"{how} {function.qualname}", line,
+                                   function=function.qualname, via=reason, path=path,
+                                   once=once, fresh=position in function.fresh_edges,
+                                   flags=reason.flags if same_self else ())
+                add(*found, link)
         return traced
 
     # -- guards -----------------------------------------------------------------------------

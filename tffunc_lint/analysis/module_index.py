@@ -48,10 +48,15 @@ def is_py_function(qualified: Optional[str], attribute: Optional[str]) -> bool:
 
 
 #: Graph-building APIs: canonical name → (spelling for messages, positions, keywords) of
-#: the callables they trace.
+#: the callables they trace, even when called eagerly.
 GRAPH_APIS = {
-    "tensorflow.map_fn": ("tf.map_fn", (0,), ("fn",)),
     "tensorflow.vectorized_map": ("tf.vectorized_map", (0,), ("fn",)),
+}
+#: The control-flow APIs, and ``strategy.run``: called eagerly, they run their callables as
+#: Python (the branch the predicate picks, a Python loop, replica threads); called in traced
+#: code, they trace them, with tensors for arguments (an ``Entry`` ``within`` the caller).
+CONTROL_FLOW_APIS = {
+    "tensorflow.map_fn": ("tf.map_fn", (0,), ("fn",)),
     "tensorflow.while_loop": ("tf.while_loop", (0, 1), ("cond", "body")),
     "tensorflow.cond": ("tf.cond", (1, 2), ("true_fn", "false_fn")),
     "tensorflow.switch_case": ("tf.switch_case", (1,), ("branch_fns",)),
@@ -59,6 +64,7 @@ GRAPH_APIS = {
     "tensorflow.foldl": ("tf.foldl", (0,), ("fn",)),
     "tensorflow.foldr": ("tf.foldr", (0,), ("fn",)),
 }
+STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",))}
 DATASET_METHODS = {
     "map": ((0,), ("map_func",)),
     "filter": ((0,), ("predicate",)),
@@ -85,7 +91,6 @@ _DATASET_FACTORIES = (
 )
 DATASET, MANY = "dataset", "datasets"
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
-STRATEGY_METHODS = {"run": ((0,), ("fn",)), "experimental_run_v2": ((0,), ("fn",))}
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
@@ -200,6 +205,10 @@ class Entry:
     tf.function)."""
     flags: Tuple[Tuple[str, bool], ...] = ()
     """Flags of ``self`` the code making the entry runs under (``if not self.eager:``)."""
+    within: Optional[FunctionKey] = None
+    """For a control-flow API (``tf.cond``, ``tf.while_loop``, ``tf.map_fn`` …, see
+    ``CONTROL_FLOW_APIS``): the function making the call. Called eagerly, those APIs run
+    their callables as Python; the callables are traced only when that function is."""
 
 
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
@@ -492,9 +501,9 @@ class _Indexer:
         self.lines = lines
         self.extra = extra
         self.names = index.names
-        self.entry_lambdas: Dict[int, Tuple[str, int]] = {}
+        self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
         self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int]] = []
-        self.pending_entries: List[Tuple[str, str, int, int]] = []
+        self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
         self.statement_region = (1, 1)
         self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
         self.defs: Dict[str, List[Tuple[int, FunctionKey]]] = {}
@@ -809,7 +818,8 @@ class _Indexer:
         info = FunctionInfo(key, "<lambda>", region, scope.cls.qualname if scope.cls else None)
         self.index.functions[key] = info
         self.index.nodes[key] = node
-        self.index.entries.append(Entry(("local", key), *entry))
+        how, line, within = entry
+        self.index.entries.append(Entry(("local", key), how, line, within=within))
         self.visit(node.body, _Scope(info, scope if scope.function else None, scope.cls))
 
     # calls ---------------------------------------------------------------------------------
@@ -853,13 +863,20 @@ class _Indexer:
         elif qualified in GRAPH_APIS:
             spelling, positions, keywords = GRAPH_APIS[qualified]
             self._entries(node, positions, keywords, f"{spelling}(...)", scope)
+        elif qualified in CONTROL_FLOW_APIS:
+            if scope.function is not None:  # at module level they run eagerly
+                spelling, positions, keywords = CONTROL_FLOW_APIS[qualified]
+                self._entries(node, positions, keywords, f"{spelling}(...)", scope,
+                              within=scope.function.key)
         elif isinstance(func, ast.Attribute):
             if func.attr in DATASET_METHODS and self._is_dataset(func.value, scope):
                 positions, keywords = DATASET_METHODS[func.attr]
                 self._entries(node, positions, keywords, f"Dataset.{func.attr}(...)", scope)
-            elif func.attr in STRATEGY_METHODS and self._is_strategy(func.value):
+            elif (func.attr in STRATEGY_METHODS and scope.function is not None
+                  and self._is_strategy(func.value)):
                 positions, keywords = STRATEGY_METHODS[func.attr]
-                self._entries(node, positions, keywords, f"strategy.{func.attr}(...)", scope)
+                self._entries(node, positions, keywords, f"strategy.{func.attr}(...)", scope,
+                              within=scope.function.key)
         arguments = [a for a in (*node.args, *(k.value for k in node.keywords))
                      if id(a) not in skipped]
         if scope.edges:
@@ -901,25 +918,28 @@ class _Indexer:
         for argument in arguments:
             self.visit(argument, scope)
 
-    def _entries(self, call: ast.Call, positions, keywords, how: str, scope: _Scope) -> None:
+    def _entries(self, call: ast.Call, positions, keywords, how: str, scope: _Scope,
+                 within: Optional[FunctionKey] = None) -> None:
         for argument in _arguments(call, positions, keywords):
             for callable_ in _callables(argument):
                 if isinstance(callable_, ast.Lambda):
-                    self.entry_lambdas[id(callable_)] = (how, call.lineno)
+                    self.entry_lambdas[id(callable_)] = (how, call.lineno, within)
                     continue
                 target = self._callable(callable_, scope)
                 if target is not None:
                     self._add_entry(target, how, call.lineno, _flags(scope.guards)
-                                    if target[0] in ("local", "method") else ())
-                elif isinstance(callable_, ast.Name):
+                                    if target[0] in ("local", "method") else (), within)
+                elif isinstance(callable_, ast.Name) and within is None:
                     self._traced_parameter(callable_.id, scope)
 
     def _add_entry(self, target: Target, how: str, line: int,
-                   flags: Tuple[Tuple[str, bool], ...] = ()) -> None:
+                   flags: Tuple[Tuple[str, bool], ...] = (),
+                   within: Optional[FunctionKey] = None) -> None:
         if target[0] == "name":
-            self.pending_entries.append((target[1], how, line, self.statement_region[0]))
+            self.pending_entries.append((target[1], how, line, self.statement_region[0],
+                                         within))
         else:
-            self.index.entries.append(Entry(target, how, line, flags=flags))
+            self.index.entries.append(Entry(target, how, line, flags=flags, within=within))
 
     def _add_edge(self, scope: _Scope, target: Target, line: int, how: str,
                   extra: Tuple[Tuple, ...] = ()) -> None:
@@ -971,10 +991,10 @@ class _Indexer:
                 if conditions:
                     function.edge_guards[len(function.edges)] = conditions
                 function.edges.append((("local", self._in_force(name, position)), line, how))
-        for name, how, line, position in self.pending_entries:
+        for name, how, line, position, within in self.pending_entries:
             if name in self.index.top_level:
                 self.index.entries.append(Entry(("local", self._in_force(name, position)),
-                                                how, line))
+                                                how, line, within=within))
         for target, key, how, line in self.pending_decorated:
             if target[0] == "name":
                 if target[1] not in self.index.top_level:

@@ -211,17 +211,15 @@ def _through(reason, qualname: str) -> bool:
     return False
 
 
-#: Graph APIs that run their callables eagerly when called eagerly: a tf.function below
-#: them is what makes a graph then.
-_EAGER_CAPABLE = ("tf.cond(", "tf.while_loop(", "tf.map_fn(", "tf.switch_case(", "tf.scan(",
-                  "tf.foldl(", "tf.foldr(", "strategy.",
-                  # A Keras layer's call runs eagerly when the layer is called on eager
-                  # tensors (``layer(x)``, ``model.predict`` with run_eagerly).
-                  "Keras Layer.call(", "Keras Model.call(")
+#: Roots of traces that also run eagerly: a Keras layer's call runs eagerly when the layer
+#: is called on eager tensors (``layer(x)``, ``model.predict`` with run_eagerly); a
+#: tf.function below it is what makes a graph then. (``tf.cond`` and the other control-flow
+#: APIs trace their callables only through a traced caller: see ``module_index``.)
+_EAGER_CAPABLE = ("Keras Layer.call(", "Keras Model.call(")
 
 
 def _eager_capable(reason) -> bool:
-    """The caller is traced only through a graph API that also runs eagerly."""
+    """The caller is traced only through a root that also runs eagerly."""
     while reason.via is not None:
         reason = reason.via
     return reason.how.startswith(_EAGER_CAPABLE)
