@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Optional, Set, Tuple
 
@@ -9,7 +10,7 @@ from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
                                              is_entry_point, origin, outliving_names)
-from ..analysis.names import dotted_name
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.state_use import MUTATORS, StateUse
 from ..rule import Rule
 
@@ -19,6 +20,31 @@ _MUTATORS = MUTATORS
 #: a container (a parameter, an item of a container). ``update``/``add``/``pop`` are also
 #: methods of metrics, optimizers and layers.
 _CONTAINER_ONLY = frozenset({"append", "extend", "insert", "setdefault"})
+
+
+def _key_text(node: cst.Subscript) -> Optional[str]:
+    key = node.slice[0].slice.value
+    return key.evaluated_value if isinstance(key, cst.SimpleString) else None
+
+
+def _string_items(function: ast.AST):
+    """``("set", name, key)`` and ``("del", name, key)`` of the function's own
+    ``name["key"] = ...`` and ``del name["key"]`` (not those of nested functions)."""
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else node.targets if isinstance(node, ast.Delete) else ())
+        for target in targets:
+            if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)):
+                name = ast_dotted_name(target.value)
+                if name is not None:
+                    kind = "del" if isinstance(node, ast.Delete) else "set"
+                    yield kind, name, target.slice.value
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _base(node: cst.BaseExpression) -> Tuple[Optional[str], int]:
@@ -120,6 +146,9 @@ class ExternalContainerMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    An item of a parameter that the function sets and deletes again (`state["tape"] =
+    tape`, then `del state["tape"]`) is not reported: TensorFlow compares the argument
+    before and after the call, and it ends as it came.
     A method that traced code reaches only on objects it makes itself (`registry =
     Registry(); registry.insert(...)`) changes a new object, which lives within the trace:
     its attributes are not outside state.
@@ -149,6 +178,7 @@ class ExternalContainerMutation(Rule):
 
     code = "TFF102"
     name = "external-container-mutation"
+    _restored_in: Optional[Tuple[object, Set[Tuple[str, str]]]] = None
     in_tests = False  # tests record trace-time state on purpose
     message = ("mutating a Python container that outlives the call happens only while "
                "tf.function traces (not on every call) and leaks symbolic tensors; use return "
@@ -212,7 +242,26 @@ class ExternalContainerMutation(Rule):
         if not isinstance(target, cst.Subscript):
             return
         name, _ = _base(target.value)
-        self._mutation(statement, name, parameter=_string_key(target), container=True)
+        keyed = _string_key(target)
+        if keyed and name is not None and (name, _key_text(target)) in self._restored():
+            return  # set and deleted again: the argument ends as it came
+        self._mutation(statement, name, parameter=keyed, container=True)
+
+    def _restored(self) -> Set[Tuple[str, str]]:
+        """``(name, key)`` items the traced function both sets (``state["tape"] = tape``)
+        and deletes (``del state["tape"]``): TensorFlow compares an argument before and
+        after the call, and such an item leaves it as it was."""
+        function = self.context.function
+        node = function.node if function is not None else None
+        if node is None:
+            return set()
+        if self._restored_in is None or self._restored_in[0] is not node:
+            assigned: Set[Tuple[str, str]] = set()
+            deleted: Set[Tuple[str, str]] = set()
+            for kind, name, key in _string_items(node):
+                (deleted if kind == "del" else assigned).add((name, key))
+            self._restored_in = (node, assigned & deleted)
+        return self._restored_in[1]
 
     def _mutation(self, node: cst.CSTNode, name: Optional[str], *, parameter: bool,
                   container: bool) -> None:
