@@ -352,8 +352,12 @@ class StateUse:
 
     def _traced(self, key: int) -> bool:
         """Another traced function that reads the state runs within a trace too: what it
-        sees is the trace's own value (or a tensor of another graph, which fails loudly)."""
-        return is_traced_node(self._context, self._nodes[key])
+        sees is the trace's own value (or a tensor of another graph, which fails loudly).
+        So does a Keras loss or metric (``def loss(self, y_true, y_pred)``, given to
+        ``compile``): Keras runs it in the train or test step, right after the model's
+        ``call`` in the same graph."""
+        node = self._nodes[key]
+        return is_traced_node(self._context, node) or _loss_signature(node)
 
     # -- building -----------------------------------------------------------------------------
     def _walk(self, body, function: Optional[ast.AST], receiver: Optional[str],
@@ -572,6 +576,14 @@ def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
     if receiver is not None:
         search(function.body)
     return found
+
+
+def _loss_signature(node: ast.AST) -> bool:
+    """``def loss(self, y_true, y_pred, ...)``: the signature of a Keras loss or metric."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    return names[1:3] == ["y_true", "y_pred"]
 
 
 def _same_constant(node: ast.AST, constant: object) -> bool:

@@ -162,6 +162,9 @@ class PythonStateMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    A Keras loss or metric method of the class (`def loss(self, y_true, y_pred)`, given to
+    `compile`) reads the state within the trace: Keras runs it in the train or test step
+    right after `call` (a CRF layer's sequence lengths).
     A method that traced code reaches only on objects it makes itself (`registry =
     Registry(); registry.insert(...)`) changes a new object, which lives within the trace:
     its attributes are not outside state.
