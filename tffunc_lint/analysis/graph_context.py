@@ -119,6 +119,13 @@ class ProjectGraph:
             traced[path][key] = reason
             queue.append((path, key))
 
+        def enter(index: ModuleIndex, entry: Entry) -> None:
+            """Trace an entry's target directly (its parameters are the trace's inputs)."""
+            found = self.resolve(index, entry.target)
+            if found:
+                add(*found, TraceReason(entry.how, entry.line, path=index.path,
+                                        function=self._qualname(*found), flags=entry.flags))
+
         for path, reasons in (seeds or {}).items():
             keras = path in self.by_path and not self.runs_keras(self.by_path[path])
             for key, reason in reasons.items():
@@ -131,11 +138,7 @@ class ProjectGraph:
                 if entry.within is not None:
                     within.setdefault((index.path, entry.within), []).append(entry)
                     continue
-                found = self.resolve(index, entry.target)
-                if found:
-                    add(*found, TraceReason(entry.how, entry.line, path=index.path,
-                                            function=self._qualname(*found),
-                                            flags=entry.flags))
+                enter(index, entry)
             for entry in index.decorated:
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
@@ -179,11 +182,7 @@ class ProjectGraph:
             function = index.functions[key]
             reason = traced[path][key]
             for entry in within.get((path, key), ()):
-                found = self.resolve(index, entry.target)
-                if found:  # the API hands its callables tensors: traced directly
-                    add(*found, TraceReason(entry.how, entry.line, path=path,
-                                            function=self._qualname(*found),
-                                            flags=entry.flags))
+                enter(index, entry)  # the API hands its callables tensors
             for position, (target, line, how) in enumerate(function.edges):
                 found = self.resolve(index, target)
                 if not found:
