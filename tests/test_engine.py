@@ -24,6 +24,25 @@ def test_wrong_ordinal_function_keys_fall_back_to_positions(monkeypatch):
     assert sorted((f.line, f.code) for f in lint_snippet(source)) == expected
 
 
+def test_a_fallback_from_inside_a_traced_function_restarts_untraced(monkeypatch):
+    """A mismatch found inside a traced function (a lambda the index did not list) restarts
+    the walk from the module's own context: module-level code is not traced."""
+    source = (
+        "import tensorflow as tf\n\n\n"
+        "@tf.function\n"
+        "def double(x):\n"
+        "    return tf.py_function(lambda v: v * 2, [x], tf.float32)\n\n\n"
+        "tf.config.run_functions_eagerly(True)\n"
+        "print(double(tf.constant(1.0)).numpy())\n")
+    real_keys_in = GraphContext.keys_in
+
+    def without_lambdas(self, first, last):
+        return real_keys_in(self, first, last)[0], []
+
+    monkeypatch.setattr(GraphContext, "keys_in", without_lambdas)
+    assert [(f.line, f.code) for f in lint_snippet(source)] == [(9, "TFF406")]
+
+
 def test_region_without_a_trigger_is_not_parsed(monkeypatch):
     import libcst
 

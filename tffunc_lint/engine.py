@@ -501,12 +501,15 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_
     context.next_tree()
     context.line_offset = line_offset
     saved = dict(context.replacements)
+    outside = context.reason, context.local_names, context.function
     try:
         _Walker(context, rules, _OrdinalKeys(*context.graph.keys_in(*lines))).walk(module)
         positions = wrapper.resolve(cst.metadata.PositionProvider) if context.pending else None
     except _KeyMismatch:
+        # The walk stopped inside some function: start again from the module's own context.
         context.pending, context.ancestors = [], []
         context.replacements = saved
+        context.reason, context.local_names, context.function = outside
         positions = wrapper.resolve(cst.metadata.PositionProvider)
         _Walker(context, rules, _PositionKeys(positions, line_offset)).walk(module)
     if context.pending:

@@ -102,6 +102,9 @@ _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 _KERAS_EXPORTS = frozenset({"save", "export"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
+#: A constructor that turns tf.function off for the whole process (a bridge to host code that
+#: needs values): once an instance exists, Keras runs its methods eagerly.
+_EAGER_SWITCH_ON = re.compile(r"\brun_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
 
 
 CALLED, PASSED = "called from", "passed to a call in"
@@ -745,8 +748,12 @@ class _Indexer:
         qualname = (scope.function.qualname + "." if scope.function else
                     scope.cls.qualname + "." if scope.cls else "") + node.name
         text = "".join(self.lines[node.lineno - 1:node.end_lineno])
+        eager = bool(_EAGER_CLASS.search(text)) or any(
+            isinstance(item, ast.FunctionDef) and item.name == "__init__"
+            and _EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
+            for item in node.body)
         info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
-                         {}, node.lineno, node.end_lineno, bool(_EAGER_CLASS.search(text)))
+                         {}, node.lineno, node.end_lineno, eager)
         if scope.function is None and scope.cls is None:
             self.index.classes[qualname] = info
         else:
@@ -856,7 +863,9 @@ class _Indexer:
                 skipped.add(id(callable_))
                 if isinstance(callable_, ast.Name):
                     self._eager_parameter(callable_.id, scope)
-                if isinstance(callable_, ast.Lambda):
+                if isinstance(callable_, ast.Lambda):  # a lambda all the same: keys by order
+                    self.index.lambdas.append(
+                        lambda_key(callable_.lineno, self._char_column(callable_)))
                     self.visit(callable_.body, scope.without_edges())
         elif qualified == TF_FUNCTION:
             self._entries(node, (0,), ("func",), "tf.function(...)", scope)
