@@ -15,6 +15,10 @@ _EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
 _EAGER_SWITCH_DEPRECATED = "tensorflow.config.experimental_run_functions_eagerly"
 
 
+#: Methods of a logger that tell the user something (``logger.warning(...)``).
+_LOG_METHODS = frozenset({"warn", "warning", "info", "critical", "error"})
+
+
 def _literal_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -69,7 +73,10 @@ class EagerModeLeftOn(Rule):
     switch (`if flags.debug: ...`) and not reported. A value computed at run time (a flag, a
     variable holding `True`) is not reported either, nor is a switch that a later statement
     of the same block (script or notebook cell order) sets back with
-    `run_functions_eagerly(False)`: a bounded debugging section. If you really mean to run
+    `run_functions_eagerly(False)`: a bounded debugging section. Nor is a switch the same
+    block announces with a warning or a log message (`warnings.warn(...)`,
+    `logger.warning(...)`): a component that needs eager execution and says so (a bridge to
+    host code that reads tensor values), whose slowdown is not silent. If you really mean to run
     eagerly (a debugging script), add `# noqa: TFF406`.
 
     ## References
@@ -96,7 +103,7 @@ class EagerModeLeftOn(Rule):
             return
         value = self._switch_value(node)
         if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
-                and not self._switched_off_later()):
+                and not self._switched_off_later() and not self._announced()):
             self.report(node, None if qualified == _EAGER_SWITCH else self.message.replace(
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
@@ -113,6 +120,31 @@ class EagerModeLeftOn(Rule):
             if statement not in body:
                 continue
             return any(self._sets_off(later) for later in body[body.index(statement) + 1:])
+        return False
+
+    def _announced(self) -> bool:
+        """The same block warns or logs (``warnings.warn("TF now runs eagerly")``): the switch
+        is deliberate and the slowdown is not silent."""
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 2, -1, -1):
+            block = ancestors[index]
+            if isinstance(block, (cst.Module, cst.IndentedBlock)):
+                return any(self._warns(statement) for statement in block.body
+                           if statement is not ancestors[index + 1])
+        return False
+
+    def _warns(self, statement: cst.CSTNode) -> bool:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not isinstance(call, cst.Call):
+                continue
+            qualified = self.context.qualified_name(call.func) or ""
+            if qualified == "warnings.warn" or qualified.startswith(("logging.", "absl.logging.")):
+                return True
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOG_METHODS:
+                return True
         return False
 
     def _sets_off(self, statement: cst.CSTNode) -> bool:
