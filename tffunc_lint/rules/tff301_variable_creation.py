@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import List
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.cst_walk import children
 from ..analysis.names import dotted_name
 from ..rule import Rule
 
@@ -84,7 +86,10 @@ class VariableCreatedInTfFunction(Rule):
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
     call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
     (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
-    `tf_keras` (Keras 2, no seed variable) they are not. A variable created inside
+    `tf_keras` (Keras 2, no seed variable) they are not, nor where they are made only under
+    a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
+    dropout switched on by configuration, which nothing shows is ever on (a rate of 0 holds
+    no seed variable either). A variable created inside
     `with tf.init_scope():` on every trace still raises, but that block is outside graph
     context for every rule and is not reported.
 
@@ -122,7 +127,27 @@ class VariableCreatedInTfFunction(Rule):
         module, _, name = qualified.rpartition(".")
         return (module == "keras.layers" and name in _LAYERS_WITH_SEED
                 and not self.context.names.imported_from(dotted_name(node.func) or "",
-                                                         "tf_keras"))
+                                                         "tf_keras")
+                and not self._optional_by_rate(node))
+
+    def _optional_by_rate(self, node: cst.Call) -> bool:
+        """Made only under a test of its own rate (``if self.drop_rate: x = Dropout(
+        self.drop_rate)(x)``): dropout is an option its author turns on by configuration, and
+        a rate of 0 holds no seed variable; nothing says the branch ever runs."""
+        rate = next((arg.value for arg in node.args
+                     if arg.keyword is None or arg.keyword.value in ("rate", "stddev")), None)
+        spelled = dotted_name(rate) if rate is not None else None
+        if spelled is None:
+            return False
+        ancestors = self.context.ancestors
+        tests: List[cst.BaseExpression] = []
+        for index, ancestor in enumerate(ancestors[:-1]):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                tests = []  # only the tests within the function making the layer count
+            elif (isinstance(ancestor, (cst.If, cst.IfExp))
+                  and ancestors[index + 1] is ancestor.body):
+                tests.append(ancestor.test)
+        return any(spelled == dotted_name(part) for test in tests for part in _walk(test))
 
     @staticmethod
     def _creates_variables(qualified: str) -> bool:
@@ -149,3 +174,11 @@ class VariableCreatedInTfFunction(Rule):
             if isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef, cst.Lambda)):
                 break
         return ()
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
