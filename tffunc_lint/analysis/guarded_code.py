@@ -346,7 +346,10 @@ def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
 
 
 def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
-    """One of ``statements`` (at their own level) assigns one of ``names``."""
+    """One of ``statements`` (at their own level) sets one of ``names`` up, as
+    ``guards.sets_tested`` reads it: assigns it, assigns the variable it names
+    (``self.ready.assign(True)``), or fills the container it names (``state.append(v)``,
+    ``cache[key] = v``)."""
     for statement in statements:
         small = getattr(statement, "body", ())
         if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -356,9 +359,14 @@ def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:
                 found = [t.target for t in item.targets]
             elif isinstance(item, cst.AnnAssign):
                 found = [item.target]
+            elif (isinstance(item, cst.Expr) and isinstance(item.value, cst.Call)
+                  and isinstance(item.value.func, cst.Attribute)
+                  and item.value.func.attr.value in guards.FILLS | {"assign"}):
+                found = [item.value.func.value]
             else:
                 continue
-            if any(dotted_name(target) in names for target in found):
+            if any(dotted_name(target.value if isinstance(target, cst.Subscript) else target)
+                   in names for target in found):
                 return True
     return False
 

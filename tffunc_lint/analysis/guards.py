@@ -407,21 +407,28 @@ def flag_tests(test: ast.expr) -> Dict[str, bool]:
     return {name: wanted} if name else {}
 
 
+#: Methods that put a first entry into a container: ``if not state: state.append(...)``
+#: runs once, as the tensorflow.org guide creates its variables.
+FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+
+
 def sets_tested(body: Sequence[ast.stmt], targets: FrozenSet[str]) -> bool:
     """``body`` (not its nested functions) marks one of ``targets`` as set up: assigns it
-    (``self.ready = True``) or assigns the variable it names (``self.ready.assign(True)``).
-    The body of ``if not self.ready:`` that does so runs once: on the first trace for a
-    Python flag, on the first call for a ``tf.Variable`` one."""
+    (``self.ready = True``), assigns the variable it names (``self.ready.assign(True)``), or
+    fills the container it names (``state.append(v)``, ``cache[key] = v``). The body of
+    ``if not self.ready:`` that does so runs once: on the first trace for a Python flag or
+    container, on the first call for a ``tf.Variable`` one."""
     if not targets:
         return False
     for node in _own_nodes(body):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             found = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(ast_dotted_name(target) in targets for target in found):
+            if any(ast_dotted_name(target.value if isinstance(target, ast.Subscript)
+                                   else target) in targets for target in found):
                 return True
         elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
               and isinstance(node.value.func, ast.Attribute)
-              and node.value.func.attr == "assign"
+              and node.value.func.attr in FILLS | {"assign"}
               and ast_dotted_name(node.value.func.value) in targets):
             return True
     return False

@@ -8,6 +8,7 @@ from typing import List
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import children
+from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..rule import Rule
 
@@ -78,7 +79,9 @@ class VariableCreatedInTfFunction(Rule):
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
     A `not self.built` (or "initialized") flag counts as such a guard too, and so does any
     flag that the guarded code sets when it assigns the new state
-    (`if not self.created: self.w = tf.Variable(...); self.created = True`); other
+    (`if not self.created: self.w = tf.Variable(...); self.created = True`), or a container
+    that the guarded code fills (`if not state: state.append(tf.Variable(...))`, the
+    guide's own example); other
     guards are not recognised and are reported. A builder handed to a get-or-create call
     (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
     project function whose name says it gets or creates) runs once and is not reported.
@@ -165,15 +168,26 @@ class VariableCreatedInTfFunction(Rule):
                 or (function is not None and function.qualname.rpartition(".")[2] == "build"))
 
     def _assigned(self) -> tuple:
-        """What the statement creating the state assigns (``self.w`` of ``self.w = ...``)."""
-        for node in reversed(self.context.ancestors):
+        """Where the statement creating the state keeps it: ``self.w`` of ``self.w = ...``,
+        ``state`` of ``state.append(...)`` or ``state[key] = ...``."""
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 1, -1, -1):
+            node = ancestors[index]
             if isinstance(node, cst.Assign):
-                return tuple(filter(None, (dotted_name(t.target) for t in node.targets)))
+                return tuple(filter(None, (_kept_in(t.target) for t in node.targets)))
             if isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-                return tuple(filter(None, (dotted_name(node.target),)))
+                return tuple(filter(None, (_kept_in(node.target),)))
+            if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and node.func.attr.value in FILLS and index + 1 < len(ancestors)
+                    and ancestors[index + 1] is not node.func):
+                return tuple(filter(None, (dotted_name(node.func.value),)))
             if isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef, cst.Lambda)):
                 break
         return ()
+
+
+def _kept_in(target: cst.BaseExpression):
+    return dotted_name(target.value if isinstance(target, cst.Subscript) else target)
 
 
 def _walk(node: cst.CSTNode):
