@@ -145,6 +145,9 @@ class _Finder:
         for reference, is_call, enclosing in references:
             if not is_call or enclosing is None or enclosing is node:
                 return
+            within = reference[next(i for i, p in enumerate(reference) if p is enclosing):]
+            if any(isinstance(p, ast.With) and self._places(p) for p in within):
+                return  # the call op runs as one unit on that device, not split op by op
             if isinstance(node, _FUNCTIONS) and isinstance(scope, _FUNCTIONS) and not any(
                     p is scope for p in reference):
                 continue  # the same name in another scope
@@ -155,6 +158,16 @@ class _Finder:
         if callers:
             names = ", ".join(sorted(set(callers)))
             self.found[slot] = Redundant("inlined", names)
+
+    def _places(self, block: ast.With) -> bool:
+        """``with tf.device(...):``: a tf.function called there runs whole on the device."""
+        return any(isinstance(item.context_expr, ast.Call) and self.context.names.resolve(
+            ast_dotted_name(item.context_expr.func) or "", line=block.lineno) in _DEVICE_SCOPES
+            for item in block.items)
+
+
+#: Scopes that place the ops made in them on a device.
+_DEVICE_SCOPES = frozenset({"tensorflow.device", "tensorflow.compat.v1.device"})
 
 
 def _called_eagerly(index, cls) -> bool:
@@ -236,8 +249,9 @@ def _key(node: ast.AST, context):
 
 
 def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], bool, object]]]:
-    """For each name: every load of it (``name`` or ``x.name``), with its enclosing scopes,
-    whether it is the callee of a call, and the innermost function or lambda around it."""
+    """For each name: every load of it (``name`` or ``x.name``), with its enclosing scopes
+    and ``with`` blocks, whether it is the callee of a call, and the innermost function or
+    lambda around it."""
     found: Dict[str, List[Tuple[List[ast.AST], bool, object]]] = {}
 
     def walk(node: ast.AST, parents: List[ast.AST], callee: Optional[ast.AST]) -> None:
@@ -252,7 +266,7 @@ def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], 
                                   if isinstance(p, (*_FUNCTIONS, ast.Lambda))), None)
                 found.setdefault(name, []).append((parents, child is callee, enclosing))
             inner = parents + [child] if isinstance(
-                child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)) else parents
+                child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda, ast.With)) else parents
             walk(child, inner, child.func if isinstance(child, ast.Call) else None)
 
     walk(tree, [tree], None)
@@ -337,7 +351,9 @@ class RedundantTfFunction(Rule):
     module imports it. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
     Keras `call` (which run eagerly when their caller does, or when the layer is called on
-    eager tensors), and test code are not reported. A Keras class is
+    eager tensors), functions called under `with tf.device(...):` (the call runs whole on
+    that device, where the ops of an inlined body would be placed one by one and may split
+    between host and accelerator), and test code are not reported. A Keras class is
     recognised through bases this module can resolve. A Keras method is not reported when
     module-level code calls an instance of the class directly (`pred = model(x)` runs
     eagerly: the decorator is what makes it a graph), nor when its body has a loop or an `if`
