@@ -142,6 +142,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
             or dict(project.names) != dict(alone.names) or project.runs_keras != alone.runs_keras
             or project.direct_steps != alone.direct_steps
+            or dict(project.keras_classes) != dict(alone.keras_classes)
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh})
 
@@ -158,9 +159,7 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
     for result in results:
         if result.index is None:
             continue
-        view = ModuleView(traced[result.path], graph.predicates_of(result.index),
-                          graph.names_of(result.index), graph.runs_keras(result.index),
-                          graph.direct_steps(result.index))
+        view = graph.view_of(result.index, traced[result.path])
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view,
                           sources.get(result.path)))

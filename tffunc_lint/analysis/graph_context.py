@@ -40,6 +40,8 @@ class ModuleView(NamedTuple):
     direct_steps: FrozenSet[str] = frozenset()
     """Keras step methods of the module's classes that project code calls itself (see
     ``ProjectGraph.direct_steps``)."""
+    keras_classes: Mapping[str, Tuple[str, FrozenSet[str]]] = {}
+    """The module's Keras classes (see ``ProjectGraph.keras_classes``)."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -379,6 +381,24 @@ class ProjectGraph:
             return self._method(module, rest[0], rest[1], include_own=True)
         return None
 
+    def view_of(self, index: ModuleIndex, traced: Traced) -> ModuleView:
+        """What the project knows about ``index``, with ``traced`` its traced functions."""
+        return ModuleView(traced, self.predicates_of(index), self.names_of(index),
+                          self.runs_keras(index), self.direct_steps(index),
+                          self.keras_classes(index))
+
+    def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
+        """The classes of ``index`` that derive from Keras, directly or through the project:
+        qualname → (``"Model"`` or ``"Layer"``, the step methods whose graph the class makes
+        itself, see ``makes_own_step``)."""
+        found = {}
+        for qualname, cls in index.classes.items():
+            kind = self.keras_kind(index, cls)
+            if kind is not None:
+                found[qualname] = (kind, frozenset(
+                    name for name in _STEP_MAKERS if self.makes_own_step(index, cls, name)))
+        return found
+
     def direct_steps(self, index: ModuleIndex) -> FrozenSet[str]:
         """Keras step methods (``train_step`` …) defined in ``index``'s classes that some
         linted module calls itself, not through ``super()``: a project's own training loop
@@ -503,18 +523,22 @@ class GraphContext:
     def __init__(self, index: ModuleIndex, traced: Traced,
                  predicates: Optional[Predicates] = None,
                  names: Optional[Mapping[str, str]] = None, runs_keras: bool = True,
-                 direct_steps: FrozenSet[str] = frozenset()):
+                 direct_steps: FrozenSet[str] = frozenset(),
+                 keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None):
         self.index = index
         self.direct_steps = direct_steps
         """Keras step methods of this module that project code calls itself."""
+        self.keras_classes: Mapping[str, Tuple[str, FrozenSet[str]]] = keras_classes or {}
+        """This module's Keras classes: qualname → (kind, step methods whose graph the class
+        makes itself), as the project resolves their bases."""
         self.runs_keras = runs_keras
         """Keras may run this module's Keras classes in graphs (``fit``, a functional
         model); False for a notebook that trains them with an eager loop of its own."""
         self.traced = traced
         self.predicates: Predicates = predicates or {}
+        """Polarity of the project predicates called in tests (``if in_tf_function():``)."""
         self.names: Mapping[str, str] = names or {}
         """Names resolved through other linted modules (see ``ModuleView.names``)."""
-        """Polarity of the project predicates called in tests (``if in_tf_function():``)."""
         self._functions: Dict[FunctionKey, TracedFunction] = {}
         self._starts: Optional[Tuple[List[int], List[FunctionKey], List[int],
                                      List[FunctionKey]]] = None
@@ -523,12 +547,11 @@ class GraphContext:
     def for_module(cls, index: ModuleIndex) -> "GraphContext":
         """Graph context of a module linted on its own (no other module to resolve)."""
         graph = ProjectGraph([index])
-        return cls(index, graph.trace()[index.path], graph.predicates_of(index),
-                   graph.names_of(index), graph.runs_keras(index), graph.direct_steps(index))
+        return cls(index, *graph.view_of(index, graph.trace()[index.path]))
 
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
-                          self.direct_steps)
+                          self.direct_steps, self.keras_classes)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -9,7 +9,6 @@ from typing import Dict, List, Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.graph_context import ProjectGraph
 from ..analysis.module_index import KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, lambda_key
 from ..analysis.names import ast_dotted_name
 from ..analysis.test_code import is_test_class, is_test_function
@@ -93,10 +92,10 @@ class _Finder:
             return
         if in_class and node.name in KERAS_GRAPH_METHODS and key not in self.index.custom_steps:
             cls = self.index.classes.get(info.class_qualname or "")
-            graph = ProjectGraph([self.index])
-            kind = graph.keras_kind(self.index, cls) if cls else None
+            kind, own_steps = self.context.graph.keras_classes.get(
+                info.class_qualname or "", (None, ()))
             if (kind and not cls.eager and self.context.graph.runs_keras
-                    and not graph.makes_own_step(self.index, cls, node.name)
+                    and node.name not in own_steps
                     and not _called_eagerly(self.index, cls)
                     and node.name not in self._used_as_tf_function(cls)
                     and node.name not in self.context.graph.direct_steps
@@ -116,9 +115,7 @@ class _Finder:
         serves its users' direct eager calls (``model(x)``), which the decorator compiles."""
         if self.context.path.endswith(".ipynb") or self.index.builds_keras_graphs:
             return True
-        return cls.qualname in self.index.keras_run_classes or any(
-            receiver and self.index.instance_of(receiver) == cls.qualname
-            for receiver in (*self.index.keras_runs, *self.index.keras_exports))
+        return cls.qualname in self.index.keras_run_classes
 
     def _used_as_tf_function(self, cls) -> set:
         """Methods that the class ``cls``, or module code outside every class, uses as
