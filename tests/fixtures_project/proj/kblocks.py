@@ -2,6 +2,7 @@
 import random
 
 import numpy as np
+import tensorflow as tf
 
 from . import kcompat
 from .kreexport import keras
@@ -33,3 +34,14 @@ class Plain:
 class Head(keras.layers.Layer):
     def call(self, hidden):
         return keras.layers.Dense(4)(hidden)  # expect: TFF301
+
+
+class Scaled(keras.layers.Layer):
+    @tf.function  # expect: TFF407
+    def call(self, hidden):
+        return hidden * 2.0
+
+
+def scaled_model(inputs):
+    # A functional model: Keras traces Scaled.call itself.
+    return keras.Model(inputs, Scaled()(inputs))
