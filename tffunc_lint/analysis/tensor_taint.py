@@ -155,6 +155,12 @@ _WHAT_IT_IS_METHODS = frozenset({"get_shape", "as_list", "as_shape", "is_fully_d
 _WHAT_IT_IS_CALLS = frozenset({"builtins.len", "builtins.isinstance", "builtins.issubclass",
                                "builtins.type", "builtins.hasattr", "builtins.callable",
                                "tensorflow.TensorShape", "tensorflow.is_tensor"})
+#: Attributes listing the variables or layers an object owns (a Keras model's
+#: ``trainable_variables``): the same objects on every call, not values computed by it.
+_ITS_STATE_OBJECTS = frozenset({
+    "trainable_variables", "non_trainable_variables", "variables", "trainable_weights",
+    "non_trainable_weights", "weights", "layers", "submodules",
+})
 #: Builtins that only rearrange their argument.
 _REARRANGING = frozenset({"builtins.sorted", "builtins.list", "builtins.tuple",
                           "builtins.set", "builtins.frozenset"})
@@ -172,11 +178,12 @@ def literal(node: Optional[cst.BaseExpression]) -> bool:
 def static_value(node: cst.BaseExpression, resolve: Resolve) -> bool:
     """``node`` computes what values are, not what they hold: static shapes and dtypes
     (``x.shape``, ``{k: t.get_shape() for ...}``), whether a value is None
-    (``weights is not None``), its type or length, a mapping's sorted keys. The result is
-    the same on every call of one trace and recomputed by each retrace, so keeping it from
-    the trace freezes nothing."""
+    (``weights is not None``), its type or length, a mapping's sorted keys, the variables
+    or layers an object owns (``model.trainable_variables``). The result is the same on
+    every call of one trace and recomputed by each retrace, so keeping it from the trace
+    freezes nothing."""
     if isinstance(node, cst.Attribute):
-        return node.attr.value in WHAT_IT_IS
+        return node.attr.value in WHAT_IT_IS or node.attr.value in _ITS_STATE_OBJECTS
     if isinstance(node, cst.Call):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _WHAT_IT_IS_METHODS:

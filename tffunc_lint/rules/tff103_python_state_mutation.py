@@ -202,8 +202,9 @@ class PythonStateMutation(Rule):
     `# noqa: TFF103` to keep it. Facts about what values are, not what they hold, are
     not reported: static shapes and dtypes (`self._output_shape = x.shape`), whether an
     input is given (`self._weighted = weights is not None`), types, lengths, a mapping's
-    sorted keys; they are the same on every call of one trace and each retrace sets them
-    again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
+    sorted keys, the variables or layers an object owns (`self.train_vars =
+    self.model.trainable_variables`); they are the same on every call of one trace and each
+    retrace sets them again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
     methods sets to anything else, or a boolean combination of Python flags
     (`self.will_freeze = self.will_freeze and self.trainable`): every call after the first
     would store the value the attribute already holds, so storing it once per trace changes
