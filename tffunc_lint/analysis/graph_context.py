@@ -422,7 +422,8 @@ class ProjectGraph:
         code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
         is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
-        if not index.path.endswith(".ipynb") or index.builds_keras_graphs:
+        if not index.path.endswith(".ipynb") or index.builds_keras_graphs or any(
+                self._may_be_keras(index, ("class", run)) for run in index.keras_run_classes):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models

@@ -217,6 +217,8 @@ class Entry:
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
 _KERAS_GRAPH_BUILDERS = ("keras.Input", "keras.layers.Input", "saved_model.save",
                          "TFLiteConverter.from_keras_model")
+#: Of those, the exports: they trace the functions of the object they are given.
+_KERAS_GRAPH_EXPORTS = ("saved_model.save", "TFLiteConverter.from_keras_model")
 
 
 def _builds_keras_graph(qualified: str, call: ast.Call) -> bool:
@@ -269,8 +271,9 @@ class ModuleIndex:
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
     keras_run_classes: Set[str] = field(default_factory=set)
-    """Classes of the module whose instances the module's code fits, evaluates, predicts
-    or saves (``model = Net(); model.fit(...)``, in any scope)."""
+    """Classes of the module whose instances the module's code fits, evaluates, predicts,
+    saves or exports (``model = Net(); model.fit(...)``, ``tf.saved_model.save(self, d)``,
+    in any scope)."""
     keras_exports: List[str] = field(default_factory=list)
     """Names whose ``save``/``export`` the module calls (``model.save(path)`` traces ``call``
     for a SavedModel when ``model`` is a Keras model)."""
@@ -288,8 +291,9 @@ class ModuleIndex:
     or another graph API (``traced_params``)."""
     builds_keras_graphs: bool = False
     """The module builds a Keras model from symbolic inputs (``keras.Input``, a functional
-    ``keras.Model(inputs, outputs)``) or exports one (``tf.saved_model.save``, the TFLite
-    converter): Keras runs ``call`` in a graph then."""
+    ``keras.Model(inputs, outputs)``) or exports an object of no known class of its own
+    (``tf.saved_model.save(model, path)``, the TFLite converter): Keras runs ``call`` in a
+    graph then."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
 
     def __getstate__(self):
@@ -799,6 +803,15 @@ class _Indexer:
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
 
+    def _instance_class(self, value: ast.expr, scope: _Scope) -> Optional[str]:
+        """The module's class ``value`` is an instance of, when known: ``self`` in a method,
+        or a name bound to ``SomeClass(...)``."""
+        if not isinstance(value, ast.Name):
+            return None
+        if value.id == "self" and scope.function is not None and scope.cls is not None:
+            return scope.cls.qualname
+        return scope.instances.get(value.id)
+
     def visit_Return(self, node: ast.Return, scope: _Scope) -> None:
         value = node.value
         if (scope.function is not None and isinstance(value, ast.Call)
@@ -845,7 +858,12 @@ class _Indexer:
               and isinstance(func.value, ast.Name)):
             self.index.keras_exports.append(func.value.id)
         elif qualified and _builds_keras_graph(qualified, node):
-            self.index.builds_keras_graphs = True
+            exported = (self._instance_class(node.args[0], scope)
+                        if qualified.endswith(_KERAS_GRAPH_EXPORTS) and node.args else None)
+            if exported is not None:  # ``tf.saved_model.save(self, path)``: that class only
+                self.index.keras_run_classes.add(exported)
+            else:
+                self.index.builds_keras_graphs = True
         if (isinstance(func, ast.Attribute) and func.attr in _KERAS_STEPS and not (
                 isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
                 and func.value.func.id == "super")):
