@@ -109,6 +109,11 @@ _EAGER_SWITCH_ON = re.compile(r"\brun_functions_eagerly\s*\(\s*(?:run_eagerly\s*
 
 CALLED, PASSED = "called from", "passed to a call in"
 
+#: Calls that run the function handed to them in another process or thread, or at exit:
+#: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
+_RUNS_ELSEWHERE = re.compile(
+    r"(?:^|\.)(?:Process|Thread|Timer|submit|apply_async|map_async|register)$")
+
 #: A call that runs the builder handed to it once and caches what it returns:
 #: ``tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)``, or any
 #: function whose name says it gets or creates (``_get_or_create_slot(key, make)``).
@@ -915,9 +920,11 @@ class _Indexer:
                     scope.function.fresh_edges.add(len(scope.function.edges))
                 self._add_edge(scope, callee, node.lineno, CALLED)
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
-            # unless that callee hands it to tf.py_function (settled by the call graph).
+            # unless that callee hands it to tf.py_function (settled by the call graph), or
+            # the call starts a process or thread to run it (outside any trace).
             positions = None
-            for argument in arguments:
+            elsewhere = _RUNS_ELSEWHERE.search(qualified or ast_dotted_name(func) or "")
+            for argument in arguments if not elsewhere else ():
                 if isinstance(argument, (ast.Name, ast.Attribute)):
                     target = self._callable(argument, scope)
                     if target is not None:
