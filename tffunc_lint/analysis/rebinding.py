@@ -553,6 +553,15 @@ class Rebinding:
         line = getattr(node, "lineno", 0)
         unit = timeline.unit_at(line)
         found = []
+        reason = self._traced.get(entry)
+        if (reason is not None and reason.via is not None
+                and reason.chain()[-1].path != self._index.path):
+            # Traced from another module: those traces run when importers call, after this
+            # module's own code; its eager calls here trace nothing.
+            end = max((getattr(s, "end_lineno", 0) or 0 for s in self._tree.body), default=0)
+            found.append((None, Times(spans={(end + 1, INF)})))
+            self._objects[entry] = found
+            return found
         if unit is not None and timeline.units.get(unit) is node:  # a module-level def
             reason = self._traced.get(entry)
             if reason is None or reason.chain()[-1].how != "tf.function(...)":

@@ -80,7 +80,10 @@ class CapturedMutableGlobal(Rule):
     Calls are followed in module statement order: each `def` (or `f = tf.function(g)`) is
     its own object, and a call reaches the binding in force at that statement, so a
     function defined again, or re-created after the rebinding, traces afresh and is not
-    reported. A helper traced from a `tf.function` shares that function's calls. A
+    reported. A helper traced from a `tf.function` shares that function's calls; one traced
+    only from other modules is traced when importers call it, after this module's own code
+    has run (the helper's eager calls here, such as a configuration read at import, trace
+    nothing). A
     function passed on or stored (`dataset.map(f)`, a class instantiated) may be called at
     any later time; methods and nested functions count as callable any time after their
     module-level code is first used. A function that module-level code never reaches is
