@@ -57,6 +57,8 @@ STATIC_CALLS = frozenset({
     "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir", "tensorflow.io.gfile.isdir",
     "tensorflow.gfile.GFile", "tensorflow.gfile.Open",
 })
+#: Keras ops that answer with a Python value: ``keras.ops.ndim(x)`` is the static rank.
+_KERAS_STATIC_OPS = frozenset({"ndim"})
 #: Namespaces of TensorFlow whose functions are operations: their results are tensors.
 _OP_NAMESPACES = frozenset({
     "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.linalg", "tensorflow.random",
@@ -132,7 +134,9 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     if qualified == "tensorflow.nest.map_structure" and node.args and _static_lambda(
             node.args[0].value, tainted, resolve):
         return False
-    if qualified in STATIC_CALLS or (qualified or "").startswith("numpy."):
+    if qualified in STATIC_CALLS or (qualified or "").startswith("numpy.") or (
+            (qualified or "").startswith("keras.")
+            and qualified.rpartition(".")[2] in _KERAS_STATIC_OPS):
         return False
     if is_operation(qualified):
         return True
