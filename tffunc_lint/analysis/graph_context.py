@@ -21,6 +21,7 @@ from ..finding import TraceReason
 from .module_index import (KERAS_GRAPH_METHODS, KERAS_RUNS, ONCE, TF_FUNCTION, ClassInfo,
                            Entry, FunctionKey, ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
+from .test_code import is_test_module
 
 Traced = Dict[FunctionKey, TraceReason]
 #: (function, spelling of a no-argument call in its tests) → the predicate's polarity.
@@ -178,6 +179,7 @@ class ProjectGraph:
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
                             function=index.functions[key].qualname))
+        tests = {path for path in self.by_path if is_test_module(path)}
         while queue:
             path, key = queue.popleft()
             index = self.by_path[path]
@@ -187,8 +189,8 @@ class ProjectGraph:
                 enter(index, entry)  # the API hands its callables tensors
             for position, (target, line, how) in enumerate(function.edges):
                 found = self.resolve(index, target)
-                if not found:
-                    continue
+                if not found or (found[0] != path and found[0] not in tests and path in tests):
+                    continue  # a test tracing library code shows what the test does, not users
                 conditions = function.edge_guards.get(position, ())
                 if conditions and (self._untraced(index, conditions)
                                    or _contradicts(conditions, reason.flags)):
