@@ -31,12 +31,19 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str) -> bool:
     """``function`` assigns the dotted ``target`` (``self.x``, ``_scope.flag``, ``NAME``)
-    and sets it again when the ``with`` block it opens ends."""
+    and sets it again when the ``with`` block it opens ends, or in the ``finally`` of a
+    ``try`` it assigned it in (``prev = state.cache; try: state.cache = {} ... finally:
+    state.cache = prev``): the new value lives only within the call."""
     if not isinstance(function, _FUNCTIONS):
         return False
     yields = [node.lineno for node in _own_nodes(function.body)
               if isinstance(node, (ast.Yield, ast.YieldFrom))]
     stores = _stores(function.body, target)
+    for node in _own_nodes(function.body):
+        if isinstance(node, ast.Try) and node.finalbody:
+            restores = _stores(node.finalbody, target)
+            if restores and any(node.lineno <= line < min(restores) for line in stores):
+                return True
     if yields:
         return (any(line < min(yields) for line in stores)
                 and any(line > max(yields) for line in stores))

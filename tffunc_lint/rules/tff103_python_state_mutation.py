@@ -177,8 +177,8 @@ class PythonStateMutation(Rule):
     negative axis made non-negative once (`if self.axis < 0: self.axis += rank`).
     Not reported: code inside `with tf.init_scope():`; a context manager that sets state
     for its `with` block and sets it back on exit (assignments before and after the `yield`
-    of a generator, or in `__enter__` and `__exit__`): the block opens and closes within
-    the trace; the lazy-initialisation pattern
+    of a generator, or in `__enter__` and `__exit__`), or a function that sets it in a
+    `try` and sets it back in its `finally`: the state opens and closes within the trace; the lazy-initialisation pattern
     `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`, or
     a Python flag whose guarded code only creates variables and layers, computes their
     initial values, or does Python work; a layer called there only to build it, its result
