@@ -234,8 +234,11 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
     up once, on the first trace, the documented singleton pattern.
 
     With ``targets`` (what the node sets, ``self.x`` or a name), also under ``if not self.x:``
-    and after ``if self.x is not None: return ...``, when the guarded code sets ``self.x``
-    (this node or another statement of that code: one block of set-up).
+    when the guarded code sets ``self.x`` (this node or another statement of that code: one
+    block of set-up). After an early exit (``if self.x is not None: return ...``, ``if key in
+    cache: return cache[key]``), the code that follows is set-up when it sets what the exit
+    tested, in its own statements or in their ``try``/``with``/``if`` blocks (``cache[key] =
+    plugin``): with or without ``targets``.
     """
     targets = frozenset(targets)
     for index in range(len(ancestors) - 1, 0, -1):
@@ -254,7 +257,7 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
             if targets and _normalises_index(ancestors[-1], targets & _read_test(
                     node.test, guards.negative_index_targets)):
                 return True
-        elif targets and isinstance(node, (cst.IndentedBlock, cst.Module)):
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
             body = list(node.body)
             for position, earlier in enumerate(body):
                 if earlier is child:
@@ -263,7 +266,8 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
                         and exits(earlier.body)):
                     continue
                 tested = _read_test(earlier.test, guards.initialised_targets)
-                if tested and (targets & tested or _sets(body[position + 1:], tested)):
+                if tested and (targets & tested or _sets(_set_up_statements(
+                        body[position + 1:]), tested)):
                     return True
     return False
 
@@ -343,6 +347,26 @@ def _read_test(test: cst.BaseExpression, read):
 
 def _statements(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     return block.body if isinstance(block, cst.IndentedBlock) else [block]
+
+
+def _set_up_statements(statements: Sequence[cst.CSTNode]) -> List[cst.CSTNode]:
+    """``statements`` and those of the ``try``/``with``/``if`` blocks among them (not of
+    loops or nested functions): the code after an early exit that sets things up."""
+    found: List[cst.CSTNode] = []
+    stack = list(reversed(statements))
+    while stack:
+        statement = stack.pop()
+        found.append(statement)
+        if isinstance(statement, (cst.Try, cst.With, cst.If)):
+            blocks = [statement.body]
+            if isinstance(statement, cst.Try):
+                blocks += [h.body for h in statement.handlers]
+                blocks += [b.body for b in (statement.orelse, statement.finalbody) if b]
+            elif isinstance(statement, cst.If) and isinstance(statement.orelse, cst.Else):
+                blocks.append(statement.orelse.body)
+            for block in reversed(blocks):
+                stack.extend(reversed(list(getattr(block, "body", ()))))
+    return found
 
 
 def _sets(statements: Sequence[cst.CSTNode], names: FrozenSet[str]) -> bool:

@@ -455,10 +455,14 @@ def known_flags(test: ast.expr, value: bool) -> Dict[str, bool]:
 
 def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     """What ``test`` being true finds set up (``self.x is not None``, ``self.x``,
-    ``hasattr(self, "x")``): code after ``if <test>: return`` runs only before it is."""
+    ``hasattr(self, "x")``, ``key in cache``): code after ``if <test>: return`` runs only
+    before it is."""
     if (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0])):
         name = _attribute_test(test.left) or _tested(test.left)
+    elif (isinstance(test, ast.Compare) and len(test.ops) == 1
+          and isinstance(test.ops[0], ast.In)):
+        name = _tested(test.comparators[0])  # ``key in self.cache``: that entry is made
     else:
         name = _attribute_test(test) or _tested(test)
     return frozenset([name]) if name else frozenset()

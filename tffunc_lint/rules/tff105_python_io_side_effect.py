@@ -115,7 +115,9 @@ class PythonIoSideEffect(Rule):
     ```
 
     ## Known problems
-    Logging static trace-time information is not reported: a plain message, a configuration
+    I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
+    cached on first use, after `if key in cache: return cache[key]`; a file read under
+    `if self.vocab is None:`). Logging static trace-time information is not reported: a plain message, a configuration
     value, a layer name, or a tensor's static properties (`x.shape`, `x.dtype`, `x.name`,
     `x.device`, `x.ndim`, `x.shape[0]`, `x.shape.rank`, `len(x.shape)`). It is written once
     per trace, which is usually the intent. Logging a value is reported, including through
@@ -161,7 +163,8 @@ class PythonIoSideEffect(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         message = self._message(node)
-        if message and not self.context.in_eager_branch():
+        if (message and not self.context.in_eager_branch()
+                and not self.context.in_one_time_setup()):
             self.report(node, message)
 
     def _message(self, node: cst.Call) -> Optional[str]:
