@@ -689,15 +689,20 @@ class _Indexer:
     def _visit_block(self, body: Sequence[ast.stmt], scope: _Scope) -> None:
         """Statements in order; after ``if <test>: return``, the rest runs only when the
         test is false."""
-        for statement in body:
+        for position, statement in enumerate(body):
             self.visit(statement, scope)
             if (scope.function is not None and isinstance(statement, ast.If)
                     and not statement.orelse and guards.exits(statement.body)):
                 scope = self._branch(statement.test, False, scope).guarded(())
                 scope.known_false = scope.known_false + (statement.test,)
-                done = guards.attributes(guards.initialised_targets(statement.test))
+                tested = guards.initialised_targets(statement.test)
+                done = guards.attributes(tested)
                 if done:
                     scope = scope.guarded([("init", done)])
+                if guards.sets_tested(body[position + 1:], tested):
+                    # ``if key in cache: return cache[key]`` … ``cache[key] = made``: the
+                    # rest sets up what the exit tested, once
+                    scope = scope.guarded([ONCE])
                 dataset = self._dataset_test(statement.test)
                 if dataset:
                     scope.not_datasets = scope.not_datasets | {dataset}
