@@ -41,6 +41,15 @@ def _child_fields(cls: type) -> Tuple[str, ...]:
     return names
 
 
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node below it that carries meaning (in no particular order)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The node's children that carry meaning, in source order."""
     cls = node.__class__

@@ -198,11 +198,10 @@ class ProjectGraph:
                 once = reason.once or self._initialises(index, conditions, found)
                 same_self = target[0] == "local" or (
                     target[0] == "method" and target[1] == function.class_qualname)
-                link = TraceReason(f"{how} {function.qualname}", line,
-                                   function=function.qualname, via=reason, path=path,
-                                   once=once, fresh=position in function.fresh_edges,
-                                   flags=reason.flags if same_self else ())
-                add(*found, link)
+                add(*found, TraceReason(f"{how} {function.qualname}", line,
+                                        function=function.qualname, via=reason, path=path,
+                                        once=once, fresh=position in function.fresh_edges,
+                                        flags=reason.flags if same_self else ()))
         return traced
 
     # -- guards -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from typing import (Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional
 from .lazy_libcst import cst
 
 from . import guards
+from .cst_walk import descendants
 from .guards import Condition, GuardReader
 from .names import ast_dotted_name, dotted_name
 
@@ -282,7 +283,7 @@ def _replaces_sentinel(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
     if not names & tested:
         return False
     return not any(isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) in tested
-                   for node in _walk(statement.value))
+                   for node in descendants(statement.value))
 
 
 def _normalises_index(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
@@ -301,14 +302,6 @@ def _normalises_index(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:
     return (target in tested and isinstance(value, cst.BinaryOperation)
             and isinstance(value.operator, cst.Add)
             and target in (dotted_name(value.left), dotted_name(value.right)))
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 def flag_guard_tests(ancestors: Sequence[cst.CSTNode], target: str) -> List[ast.expr]:

@@ -102,9 +102,11 @@ _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 _KERAS_EXPORTS = frozenset({"save", "export"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
-#: A constructor that turns tf.function off for the whole process (a bridge to host code that
-#: needs values): once an instance exists, Keras runs its methods eagerly.
-_EAGER_SWITCH_ON = re.compile(r"\brun_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
+#: ``tf.config.run_functions_eagerly(True)``: tf.function off for the whole process. In a
+#: class's constructor (a bridge to host code that needs values), Keras runs the instance's
+#: methods eagerly; left in a script, TFF406 reports it. Starts with a literal, so the regex
+#: engine can skip ahead (a leading lookbehind made this search 25 times slower).
+EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
 
 
 CALLED, PASSED = "called from", "passed to a call in"
@@ -764,7 +766,7 @@ class _Indexer:
         text = "".join(self.lines[node.lineno - 1:node.end_lineno])
         eager = bool(_EAGER_CLASS.search(text)) or any(
             isinstance(item, ast.FunctionDef) and item.name == "__init__"
-            and _EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
+            and EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
             for item in node.body)
         info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
                          {}, node.lineno, node.end_lineno, eager)

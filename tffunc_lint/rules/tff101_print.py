@@ -7,6 +7,7 @@ from typing import Optional
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.cst_walk import descendants
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.trace_output import (announces_tracing, plain_message, shows_tensor_value,
                                      under_static_check)
@@ -156,7 +157,7 @@ class PrintInTfFunction(Rule):
 def _formats_text(value: cst.BaseExpression) -> bool:
     """An argument that builds text from values in Python: an f-string with placeholders,
     ``"..." % x``, ``"...".format(x)``, ``str(x)``/``repr(x)``/``format(x)``."""
-    for node in _walk(value):
+    for node in descendants(value):
         if isinstance(node, cst.FormattedString) and any(
                 isinstance(part, cst.FormattedStringExpression) for part in node.parts):
             return True
@@ -173,12 +174,6 @@ def _formats_text(value: cst.BaseExpression) -> bool:
                                                 cst.FormattedString))):
                 return True
     return False
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def _f_string_pieces(fstring: cst.FormattedString):

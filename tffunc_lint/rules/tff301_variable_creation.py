@@ -7,7 +7,7 @@ from typing import List
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.cst_walk import children
+from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..rule import Rule
@@ -150,7 +150,7 @@ class VariableCreatedInTfFunction(Rule):
             elif (isinstance(ancestor, (cst.If, cst.IfExp))
                   and ancestors[index + 1] is ancestor.body):
                 tests.append(ancestor.test)
-        return any(spelled == dotted_name(part) for test in tests for part in _walk(test))
+        return any(spelled == dotted_name(part) for test in tests for part in descendants(test))
 
     @staticmethod
     def _creates_variables(qualified: str) -> bool:
@@ -188,11 +188,3 @@ class VariableCreatedInTfFunction(Rule):
 
 def _kept_in(target: cst.BaseExpression):
     return dotted_name(target.value if isinstance(target, cst.Subscript) else target)
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))

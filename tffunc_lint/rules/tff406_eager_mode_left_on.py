@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.cst_walk import children
+from ..analysis.cst_walk import descendants
+from ..analysis.module_index import EAGER_SWITCH_ON
 from ..analysis.test_code import in_test_code, is_test_path
 from ..rule import Rule, Scope
 
@@ -89,9 +89,7 @@ class EagerModeLeftOn(Rule):
     message = ("tf.config.run_functions_eagerly(True) turns every tf.function in the process "
                "into slow eager Python; remove it, or use a debug flag that defaults to False")
     scope = Scope.MODULE
-    # Starts with a literal, so the regex engine can skip ahead: a leading lookbehind made
-    # this search 25 times slower.
-    triggers = (re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b"),)
+    triggers = (EAGER_SWITCH_ON,)
 
     @classmethod
     def triggers_for(cls, context):
@@ -107,31 +105,29 @@ class EagerModeLeftOn(Rule):
             self.report(node, None if qualified == _EAGER_SWITCH else self.message.replace(
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
-    def _switched_off_later(self) -> bool:
-        """A later statement of the same block (script or cell order) sets it back with
-        ``run_functions_eagerly(False)``: a deliberate, bounded debugging section."""
-        ancestors = self.context.ancestors
-        for index in range(len(ancestors) - 2, -1, -1):
-            block = ancestors[index]
-            if not isinstance(block, (cst.Module, cst.IndentedBlock)):
-                continue
-            statement = ancestors[index + 1]
-            body = list(block.body)
-            if statement not in body:
-                continue
-            return any(self._sets_off(later) for later in body[body.index(statement) + 1:])
-        return False
-
-    def _announced(self) -> bool:
-        """The same block warns or logs (``warnings.warn("TF now runs eagerly")``): the switch
-        is deliberate and the slowdown is not silent."""
+    def _block(self) -> Tuple[List[cst.CSTNode], int]:
+        """The statements of the innermost block holding the call, and the call's position
+        among them (script or cell order at module level)."""
         ancestors = self.context.ancestors
         for index in range(len(ancestors) - 2, -1, -1):
             block = ancestors[index]
             if isinstance(block, (cst.Module, cst.IndentedBlock)):
-                return any(self._warns(statement) for statement in block.body
-                           if statement is not ancestors[index + 1])
-        return False
+                body = list(block.body)
+                if ancestors[index + 1] in body:
+                    return body, body.index(ancestors[index + 1])
+        return [], -1
+
+    def _switched_off_later(self) -> bool:
+        """A later statement of the same block (script or cell order) sets it back with
+        ``run_functions_eagerly(False)``: a deliberate, bounded debugging section."""
+        body, position = self._block()
+        return any(self._sets_off(later) for later in body[position + 1:])
+
+    def _announced(self) -> bool:
+        """The same block warns or logs (``warnings.warn("TF now runs eagerly")``): the switch
+        is deliberate and the slowdown is not silent."""
+        body, position = self._block()
+        return any(self._warns(other) for i, other in enumerate(body) if i != position)
 
     def _warns(self, statement: cst.CSTNode) -> bool:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -148,15 +144,12 @@ class EagerModeLeftOn(Rule):
         return False
 
     def _sets_off(self, statement: cst.CSTNode) -> bool:
-        stack = [statement]
-        while stack:
-            node = stack.pop()
+        for node in descendants(statement):
             if isinstance(node, cst.Call) and self.context.qualified_name(node.func) in (
                     _EAGER_SWITCH, _EAGER_SWITCH_DEPRECATED):
                 value = self._switch_value(node)
                 if isinstance(value, cst.Name) and value.value == "False":
                     return True
-            stack.extend(children(node))
         return False
 
     @staticmethod
