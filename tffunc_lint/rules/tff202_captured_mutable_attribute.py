@@ -93,7 +93,9 @@ class CapturedMutableAttribute(Rule):
     including `if not self.ready:` whose body does `self.ready.assign(True)` on a
     `tf.Variable`) take the value of that one time. The
     test of such an `if`, when its body sets the attribute, is not reported either, even if
-    other code resets the flag. A read that follows, in the same traced function, its own
+    other code resets the flag; nor is a run-once flag's own test (`if self.check:` whose
+    body clears `self.check`): TFF103 reports that flag when the block it guards changes
+    state. A read that follows, in the same traced function, its own
     assignment of the attribute (`self.calls += 1`, then `f"call_{self.calls}"`) sees the
     value just set; the assignment itself is TFF103's. A guard that returns early
     (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
@@ -228,9 +230,10 @@ class CapturedMutableAttribute(Rule):
         return isinstance(parent, cst.Call) and parent.func is node
 
     def _tests_own_initialisation(self, node: cst.Attribute, classes: Set[str]) -> bool:
-        """``node`` is read in the test of ``if not self.x:`` (``if self.x is None:``)
-        whose body sets ``self.x``, or calls a method of the class that does: the lazy
-        initialisation guard, which runs while tracing and then holds."""
+        """``node`` is read in the test of ``if not self.x:`` (``if self.x is None:``,
+        ``if self.check:``) whose body sets ``self.x``, or calls a method of the class that
+        does: a lazy initialisation guard or a run-once flag, which runs while tracing and
+        then holds (TFF103 reports the flag when the block it guards adds operations)."""
         ancestors = self.context.ancestors
         child: cst.CSTNode = node
         for parent in reversed(ancestors[:-1]):
@@ -238,7 +241,7 @@ class CapturedMutableAttribute(Rule):
                 if parent.test is not child:
                     return False
                 obj, attribute = node.value.value, node.attr.value
-                return _tests_unset(parent.test, obj, attribute) and _sets(
+                return _tests_flag(parent.test, obj, attribute) and _sets(
                     parent.body, obj, attribute, classes, self.facts(self.context))
             if isinstance(parent, (cst.BaseSuite, *_STATEMENTS)):
                 return False
@@ -251,12 +254,15 @@ def _is_attribute(node: cst.CSTNode, obj: str, attribute: str) -> bool:
             and node.value.value == obj and node.attr.value == attribute)
 
 
-def _tests_unset(test: cst.BaseExpression, obj: str, attribute: str) -> bool:
-    """``test`` holds only while ``obj.attribute`` is unset: ``not obj.attribute``,
-    ``obj.attribute is None``, ``not hasattr(obj, "attribute")``, or a combination."""
+def _tests_flag(test: cst.BaseExpression, obj: str, attribute: str) -> bool:
+    """``test`` holds only while ``obj.attribute`` is unset (``not obj.attribute``,
+    ``obj.attribute is None``, ``not hasattr(obj, "attribute")``) or only while it is set
+    (``obj.attribute``, a flag the guarded block then clears), or a combination."""
+    if _is_attribute(test, obj, attribute):
+        return True
     if isinstance(test, cst.BooleanOperation):
-        left = _tests_unset(test.left, obj, attribute)
-        right = _tests_unset(test.right, obj, attribute)
+        left = _tests_flag(test.left, obj, attribute)
+        right = _tests_flag(test.right, obj, attribute)
         return left or right if isinstance(test.operator, cst.And) else left and right
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = test.expression
