@@ -239,7 +239,8 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
     block of set-up). After an early exit (``if self.x is not None: return ...``, ``if key in
     cache: return cache[key]``), the code that follows is set-up when it sets what the exit
     tested, in its own statements or in their ``try``/``with``/``if`` blocks (``cache[key] =
-    plugin``): with or without ``targets``.
+    plugin``): with or without ``targets``. So is the ``else`` of such a test
+    (``if self.h is not None: ... else: ...; self.h = h``) when it sets what was tested.
     """
     targets = frozenset(targets)
     for index in range(len(ancestors) - 1, 0, -1):
@@ -257,6 +258,13 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
                 return True
             if targets and _normalises_index(ancestors[-1], targets & _read_test(
                     node.test, guards.negative_index_targets)):
+                return True
+        elif (isinstance(node, cst.Else) and index >= 2
+              and isinstance(ancestors[index - 2], cst.If) and targets):
+            # ``if self.h is not None: use it`` / ``else: compute; self.h = h``: the
+            # ``else`` runs only while the tested state is unset, as after an early exit.
+            tested = _read_test(ancestors[index - 2].test, guards.initialised_targets)
+            if tested and (targets & tested or _sets(_statements(node.body), tested)):
                 return True
         elif isinstance(node, (cst.IndentedBlock, cst.Module)):
             body = list(node.body)
