@@ -175,8 +175,13 @@ OWN_TRAINER = ("code", "class Trainer:\n"
      "np.save('weights', layer.attention_weights)\n", []),
     # Keras runs them in graphs: fit on a Keras model, or something that may be one; or
     # the notebook's own traced code calls them (a tf.function training step).
+    # (Scale, which nothing runs, keeps its decorator: it is what compiles direct calls.)
     ("layer = Attention()\n@tf.function\ndef step(x):\n    return layer(x)\n"
-     "step(tf.ones(2))\nlayer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+     "step(tf.ones(2))\nlayer.attention_weights\n", [(2, 3, 9, "TFF103")]),
+    # tfdiffeq: fit on another library's model (pysindy) runs none of the notebook's
+    # classes; the models only its own eager loop calls keep their decorators.
+    ("from pysindy import SINDy\nscale = Scale()\nfor x in [tf.ones(2)]:\n    scale(x)\n"
+     "SINDy().fit(x)\nsindy = SINDy()\nsindy.fit(x)\n", []),
     ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
      "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n"
      "layer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),

@@ -110,6 +110,8 @@ EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s
 
 
 CALLED, PASSED = "called from", "passed to a call in"
+#: Where Keras's own model classes come from, as the index resolves imports.
+_KERAS_MODULES = ("keras.", "tensorflow.", "tf_keras.")
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
@@ -287,6 +289,17 @@ class ModuleIndex:
     instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
     bound to instances of different classes)."""
+
+    def runs_models_of_unknown_class(self) -> bool:
+        """Module code fits, evaluates, predicts or saves something whose class the module
+        does not know (``model = build()``; a parameter) or a Keras container
+        (``tf.keras.Sequential([...])``): any Keras class of the module may be run by Keras.
+        An instance of another library's class (``SINDy().fit(x)``) is not one of them."""
+        for receiver in (*self.keras_runs, *self.keras_exports):
+            made = self.instance_classes.get(receiver) if receiver else None
+            if made is None or made[0] == "external" and made[1].startswith(_KERAS_MODULES):
+                return True
+        return False
 
     def instance_of(self, name: str) -> Optional[str]:
         """The module's class that the module-level ``name`` is an instance of, or None."""
@@ -893,6 +906,8 @@ class _Indexer:
                 skipped.add(id(callable_))
                 if isinstance(callable_, ast.Name):
                     self._eager_parameter(callable_.id, scope)
+                    for called in self._parameters_called_by(callable_, scope):
+                        self._eager_parameter(called, scope)
                 if isinstance(callable_, ast.Lambda):  # a lambda all the same: keys by order
                     self.index.lambdas.append(
                         lambda_key(callable_.lineno, self._char_column(callable_)))
@@ -1024,6 +1039,19 @@ class _Indexer:
                 return
             if name in function_local_names(node):
                 return
+
+    def _parameters_called_by(self, name: ast.Name, scope: _Scope) -> List[str]:
+        """The names a nested function ``name`` calls that it does not bind itself: in
+        ``def inner(*a): fn(*a)`` handed to tf.py_function, a parameter ``fn`` of the
+        enclosing wrapper runs eagerly too."""
+        target = self._callable(name, scope) if scope.function is not None else None
+        node = self.index.nodes.get(target[1]) if target and target[0] == "local" else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        own = function_local_names(node)
+        return [call.func.id for call in ast.walk(node)
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id not in own]
 
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""

@@ -109,13 +109,16 @@ class _Finder:
             self.candidates.append((slot, node, scope, info.qualname))
 
     def _run_by_keras_here(self, cls) -> bool:
-        """The linted code lets Keras run ``cls``: a notebook that runs its models through
-        Keras, a module that builds a functional model, or one that fits, evaluates,
-        predicts or saves an instance of the class. A library's decorated ``call`` also
-        serves its users' direct eager calls (``model(x)``), which the decorator compiles."""
-        if self.context.path.endswith(".ipynb") or self.index.builds_keras_graphs:
+        """The linted code lets Keras run ``cls``: a module that builds a functional model,
+        or one that fits, evaluates, predicts or saves an instance of the class; in a
+        notebook, also one that runs a model whose class it cannot tell
+        (``model = build(); model.fit(x)``). A library's decorated ``call`` also serves its
+        users' direct eager calls (``model(x)``), which the decorator compiles, and so does
+        a notebook's model that only its own eager loop calls (``odeint(model, y0, t)``)."""
+        if self.index.builds_keras_graphs or cls.qualname in self.index.keras_run_classes:
             return True
-        return cls.qualname in self.index.keras_run_classes
+        return (self.context.path.endswith(".ipynb")
+                and self.index.runs_models_of_unknown_class())
 
     def _used_as_tf_function(self, cls) -> set:
         """Methods that the class ``cls``, or module code outside every class, uses as
@@ -360,9 +363,11 @@ class RedundantTfFunction(Rule):
     for a SavedModel signature), nor in a notebook that never lets Keras run its models
     (no `fit`/`evaluate`/`predict` of a Keras model, no functional model): there the
     decorator is what compiles the eager calls. A decorated `call` is reported only where
-    the linted code lets Keras run the class: a notebook that does, a module that builds a
-    functional model, or code that fits, evaluates, predicts or saves an instance of it
-    (`model = Net(); model.fit(...)`); a library's layer or model is also called directly,
+    the linted code lets Keras run the class: a module or notebook that builds a
+    functional model, code that fits, evaluates, predicts or saves an instance of it
+    (`model = Net(); model.fit(...)`), or a notebook that does so to a model whose class it
+    cannot tell (`model = build(); model.fit(...)`; not an instance of an imported class,
+    `SINDy().fit(x)`); a library's layer or model is also called directly,
     eagerly, by its users, and the decorator compiles those calls. Nor a step method that the project's own
     code calls itself (`model.predict_step(x)` in its own loop, in any linted module), nor
     one whose signature Keras cannot call (`def train_step(self, optimizer, x, y)`: Keras
