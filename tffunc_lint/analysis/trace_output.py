@@ -6,14 +6,18 @@ per trace. That is harmful when the message shows a tensor's value (the trace ha
 symbolic ``Tensor("add:0", ...)``) or is expected on every call or iteration. It is what
 the author wants when the message announces tracing (``print("Tracing with", x)``), shows
 static trace-time information (shapes, dtypes, names, configuration), or checks what is
-being traced under ``if`` tests that are Python values while tracing. TFF101 and TFF105 ask
-this module, so both rules draw the line in the same place.
+being traced under ``if`` tests that are Python values while tracing. It is all the output
+there is when Python never calls the traced function again: a dataset transformation
+(``Dataset.map(fn)`` traces ``fn`` once for the whole pipeline) or a serving signature that
+a factory returns for export. TFF101 and TFF105 ask this module, so both rules draw the line
+in the same place.
 """
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from .lazy_libcst import cst
 
@@ -107,3 +111,67 @@ def _is_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.ConcatenatedString):
         return _is_literal(node.left) and _is_literal(node.right)
     return isinstance(node, (cst.SimpleString, cst.Integer, cst.Float))
+
+
+def traced_once_by_design(context: "FileContext") -> bool:
+    """The code runs in a graph that Python builds once and never calls: the function of a
+    dataset transformation (``Dataset.map``, ``filter``, ``interleave`` …: traced once
+    per pipeline, then run by tf.data), or a signature factory's function
+    (``@tf.function(input_signature=...)`` on a nested def that its enclosing function
+    returns without calling, alone or among others: traced for export, then served
+    without Python). Output made
+    while tracing it is all the output it makes; nobody expects it per element or
+    request."""
+    reason = context.reason
+    if reason is None:
+        return False
+    root = reason.chain()[-1]
+    if root.how.startswith("Dataset."):
+        return True
+    if root.how != "@tf.function" or (root.path and root.path != context.path):
+        return False
+    return _returned_signature(context, root.function)
+
+
+def _returned_signature(context: "FileContext", qualname: str) -> bool:
+    index = context.graph.index if context.graph is not None else None
+    tree = context.tree
+    if index is None or tree is None:
+        return False
+    node = next((index.nodes.get(key) for key, info in index.functions.items()
+                 if info.qualname == qualname), None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+            isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
+            for d in node.decorator_list):
+        return False
+    enclosing = _enclosing_function(tree, node)
+    if enclosing is None:
+        return False
+    name = node.name
+    returned = called = False
+    for inner in ast.walk(enclosing):
+        if isinstance(inner, ast.Return) and inner.value is not None:
+            # ``return serve``, ``return {"serving_default": serve, ...}``,
+            # ``return serve.get_concrete_function()``
+            returned = returned or any(isinstance(n, ast.Name) and n.id == name
+                                       for n in ast.walk(inner.value))
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
+            called = called or inner.func.id == name
+    return returned and not called
+
+
+def _enclosing_function(tree: ast.Module, node: ast.AST) -> Optional[ast.AST]:
+    """The function whose own body (not a nested class's) defines ``node``."""
+    stack = [(tree, None)]
+    while stack:
+        parent, function = stack.pop()
+        for child in ast.iter_child_nodes(parent):
+            if child is node:
+                return function
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stack.append((child, child))
+            elif isinstance(child, ast.ClassDef):
+                stack.append((child, None))
+            elif not isinstance(child, (ast.expr, ast.Lambda)):
+                stack.append((child, function))
+    return None

@@ -10,7 +10,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.cst_walk import descendants
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.trace_output import (announces_tracing, plain_message, shows_tensor_value,
-                                     under_static_check)
+                                     traced_once_by_design, under_static_check)
 from ..rule import Rule
 
 
@@ -66,7 +66,14 @@ class PrintInTfFunction(Rule):
 
     ## Known problems
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
-    checked: a print there is a diagnostic of one test run.
+    checked: a print there is a diagnostic of one test run. Nor are prints in code that
+    Python traces once and never calls: a dataset function (`Dataset.map(parse)`: tf.data
+    runs the graph for every element, the Python body ran once for the pipeline) and a
+    signature factory's `@tf.function(input_signature=...)` that its enclosing function
+    returns without calling (traced for export, served without Python); a print there is
+    all the output there is. The trace reason shown is the one the analysis found first: a
+    dataset function that a training step also calls may be taken for a dataset function
+    only.
     A message announces tracing when its literal text says so ("tracing", "traced",
     "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
     followed as TFF105 follows them (parameters of directly traced functions, results of
@@ -114,7 +121,7 @@ class PrintInTfFunction(Rule):
         (see ``trace_output``): it announces tracing, or shows only static trace-time
         information (shapes, dtypes, names)."""
         context = self.context
-        if announces_tracing(node):
+        if announces_tracing(node) or traced_once_by_design(context):
             return None
         if any(shows_tensor_value(context, arg.value) for arg in node.args):
             return self.message

@@ -11,7 +11,8 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.names import ast_dotted_name, dotted_name
-from ..analysis.trace_output import announces_tracing, shows_tensor_value, under_static_check
+from ..analysis.trace_output import (announces_tracing, shows_tensor_value,
+                                     traced_once_by_design, under_static_check)
 from ..rule import Rule
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
@@ -115,7 +116,11 @@ class PythonIoSideEffect(Rule):
     ```
 
     ## Known problems
-    I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
+    Logging in code that Python traces once and never calls is not reported: a dataset
+    function (`Dataset.map(parse)`) and a signature factory's
+    `@tf.function(input_signature=...)` that its enclosing function returns without calling
+    it (traced for export, then served without Python): what it logs while tracing is all it
+    logs, the structure of what it serves. I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
     cached on first use, after `if key in cache: return cache[key]`; a file read under
     `if self.vocab is None:`). Logging static trace-time information is not reported: a plain message, a configuration
     value, a layer name, or a tensor's static properties (`x.shape`, `x.dtype`, `x.name`,
@@ -183,7 +188,8 @@ class PythonIoSideEffect(Rule):
         """Logging is reported when it shows a tensor's value or sits in a graph loop; static
         trace-time information (shapes, dtypes, configuration) is logged on purpose, and so
         is a warning about a condition decided while tracing."""
-        if self._static_warning(node) or announces_tracing(node):
+        if (self._static_warning(node) or announces_tracing(node)
+                or traced_once_by_design(self.context)):
             return None
         if any(shows_tensor_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
