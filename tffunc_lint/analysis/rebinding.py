@@ -791,6 +791,8 @@ SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__
                            "setUp", "load_assets", "load_own_variables", "build_from_config",
                            "compile_from_config"})
 _BUILDER = re.compile(r"_*build")
+#: How many calls deep set-up is followed from the set-up methods.
+_SETUP_DEPTH = 4
 _TF_PREFIXES = ("tensorflow.", "keras.")
 #: Methods that create TensorFlow state on a Keras layer or a tf.Module.
 _STATE_FACTORIES = frozenset({"add_weight", "add_variable", "add_loss", "add_metric"})
@@ -905,7 +907,11 @@ class _Where:
 
     @property
     def setup(self) -> bool:
-        return self.method in SETUP_METHODS or bool(self.method and _BUILDER.match(self.method))
+        return _is_setup(self.method)
+
+
+def _is_setup(method: Optional[str]) -> bool:
+    return method in SETUP_METHODS or bool(method and _BUILDER.match(method))
 
 
 @dataclass(frozen=True)
@@ -928,7 +934,9 @@ class _AttributeWalker:
         self.top_classes = top_classes
         self.outside: List[Tuple[str, str, int, str]] = []
         self.writes: List[_Write] = []
-        self.calls: Dict[str, List[Tuple[str, Optional[FrozenSet[str]]]]] = {}
+        self.calls: Dict[str, List[Tuple[str, Optional[str], FrozenSet[str]]]] = {}
+        """method → (caller's class, the calling method when called in its own body, the
+        attributes known unset there) of each ``self.method(...)``."""
         self.references: Dict[str, int] = {}
         self.lines: Optional[List[int]] = None
         """Lines of the module that mention one of the methods ``settle`` looks for."""
@@ -1045,24 +1053,50 @@ class _AttributeWalker:
         """Files the writes: one made by a method that is only ever called while the
         attribute is unset (or from set-up methods) is a lazy initialisation."""
         candidates = frozenset(w.method for w in self.writes if w.method is not None)
-        if candidates and text is not None:  # only lines that mention ``.method``
-            pattern = re.compile(r"\.\s*(?:%s)\b" % "|".join(map(re.escape, sorted(candidates))))
-            self.lines = sorted({text.count("\n", 0, match.start()) + 1
-                                 for match in pattern.finditer(text)})
-            candidates = candidates if self.lines else frozenset()
-        if candidates:
-            self.walk(tree.body, _Where(), candidates)
+        setup: Set[str] = set()
+        """Methods called only from set-up methods, or from such methods in turn
+        (``__init__`` → ``_setup()`` → ``_setup_model()``)."""
+        for _ in range(_SETUP_DEPTH):
+            self._walk_calls(tree, text, candidates)
+            callers = {caller for method in candidates for _, caller, _ in
+                       self.calls.get(method, ()) if caller is not None
+                       and not _is_setup(caller) and caller not in setup}
+            found = {method for method in candidates if self._only_in_setup(method, setup)}
+            if found <= setup and callers <= candidates:
+                break
+            setup |= found
+            candidates |= callers
         for write in self.writes:
             calls = self.calls.get(write.method or "", [])
             family = self.result.family(write.cls)
             # Calls on another class's ``self`` reach that class's method of the same name.
-            own = [unset for cls, unset in calls if cls in family]
+            own = [None if caller is not None and (_is_setup(caller) or caller in setup)
+                   else unset for cls, caller, unset in calls if cls in family]
             if own and len(calls) == self.references.get(write.method or "", 0) and all(
                     unset is None or write.attribute in unset for unset in own):
                 self.result.once.setdefault(write.cls, {}).setdefault(
                     write.attribute, write.line)
             else:
                 self.record(write.cls, write.attribute, write.line, _PYTHON, setup=False)
+
+    def _walk_calls(self, tree: ast.Module, text: Optional[str], methods: FrozenSet[str]
+                    ) -> None:
+        """Counts the references to ``methods`` and notes their calls on ``self``."""
+        self.calls, self.references, self.lines = {}, {}, None
+        if methods and text is not None:  # only lines that mention ``.method``
+            pattern = re.compile(r"\.\s*(?:%s)\b" % "|".join(map(re.escape, sorted(methods))))
+            self.lines = sorted({text.count("\n", 0, match.start()) + 1
+                                 for match in pattern.finditer(text)})
+            methods = methods if self.lines else frozenset()
+        if methods:
+            self.walk(tree.body, _Where(), methods)
+
+    def _only_in_setup(self, method: str, setup: Set[str]) -> bool:
+        """Every reference to ``method`` is a call on ``self`` from a set-up method."""
+        calls = self.calls.get(method, [])
+        return bool(calls) and len(calls) == self.references.get(method, 0) and all(
+            caller is not None and (_is_setup(caller) or caller in setup)
+            for _, caller, _ in calls)
 
     def _references(self, node: ast.stmt, where: "_Where", methods: FrozenSet[str]) -> None:
         """Counts the references to ``methods`` in ``node`` (its own expressions), and notes
@@ -1088,9 +1122,8 @@ class _AttributeWalker:
                     and isinstance(child.func.value, ast.Name)
                     and where.cls is not None and where.self_name is not None
                     and child.func.value.id == where.self_name):
-                setup = where.setup and where.direct
                 self.calls.setdefault(child.func.attr, []).append(
-                    (where.cls, None if setup else where.unset))
+                    (where.cls, where.method if where.direct else None, where.unset))
             deferred = deferred or isinstance(child, ast.Lambda)  # may run later
             stack.extend((grandchild, deferred) for grandchild in ast.iter_child_nodes(child))
 

@@ -86,8 +86,9 @@ class CapturedMutableAttribute(Rule):
     and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
     initialisation, which sets an attribute once while it is still unset: an assignment in
     the body of `if not self.x:` / `if self.x is None:` / `if not hasattr(self, "x"):`, or in
-    a method that the class (or a subclass) calls only there and from its set-up methods.
-    A flag set that
+    a method that the class (or a subclass) calls only there and from its set-up methods,
+    or from methods that only those call in turn (`__init__` → `_setup()` →
+    `_setup_model()`, up to four calls deep). A flag set that
     way (`self._is_initialized = True`, `self.built = True`) is not state that changes. Reads
     in code that runs only once (under such a test, or in a method reached only from there,
     including `if not self.ready:` whose body does `self.ready.assign(True)` on a
