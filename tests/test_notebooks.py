@@ -205,11 +205,31 @@ def test_keras_layers_of_a_notebook_trained_eagerly_are_not_traced(tmp_path, cap
 def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsys):
     path = tmp_path / "layers.py"
     path.write_text("import tensorflow as tf\n" + ATTENTION[1] + DECORATED[1] + OWN_TRAINER[1]
-                    + "layer = Attention()\nTrainer().fit(layer, [tf.ones(2)])\n"
+                    + "layer = Attention()\ntrainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n"
                     + "layer.attention_weights\n", encoding="utf-8")
     # The decorated call of Scale is not redundant here: nothing in the module lets Keras
     # run Scale, and importers may call it directly, eagerly (TFF407 needs Keras to run it).
     assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103")]
+
+
+SCRIPT = ("import tensorflow as tf\n" + ATTENTION[1] + OWN_TRAINER[1]
+          + "layer = Attention()\ntrainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n"
+          + "checkpoint = tf.train.Checkpoint(layer=layer)\ncheckpoint.save('ckpt')\n"
+          + "layer.attention_weights\n")
+
+
+@pytest.mark.parametrize("start", [
+    "if __name__ == '__main__':\n    pass\n",
+    "import argparse\nargs = argparse.ArgumentParser().parse_args()\n"])
+def test_a_script_nothing_imports_is_a_whole_program(tmp_path, capsys, start):
+    # tfdiffeq's odenet_mnist.py: a script that trains its model with an eager loop of its
+    # own (and checkpoints it, which is not Keras running it) runs its layers eagerly, as a
+    # notebook does; once another module imports it, its layers are a library's.
+    script = tmp_path / "train.py"
+    script.write_text(start + SCRIPT, encoding="utf-8")
+    assert positions(capsys, str(script)) == []
+    (tmp_path / "user.py").write_text("from train import Attention\n", encoding="utf-8")
+    assert positions(capsys, str(tmp_path)) == [(None, 4 + start.count("\n"), 9, "TFF103")]
 
 
 def test_an_object_change_reaches_the_def_in_force_at_its_cell(tmp_path, capsys):

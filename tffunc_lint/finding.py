@@ -33,6 +33,11 @@ class TraceReason:
     tf.function was made only under ``if not self.eager_mode:``, and the calls since were on
     the same object. Code under ``if self.eager_mode:`` is never traced."""
 
+    def by_tf_data(self) -> bool:
+        """The cause is a dataset transformation (``Dataset.map(fn)``, directly or through a
+        helper that hands ``fn`` to it): tf.data traces the function once per pipeline."""
+        return self.how.startswith("Dataset.") or ", which hands it to Dataset." in self.how
+
     def where(self, current_path: str = "") -> str:
         if self.path and self.path != current_path:
             return f"{self.path}:{self.line}"

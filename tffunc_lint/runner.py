@@ -143,6 +143,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
             or dict(project.names) != dict(alone.names) or project.runs_keras != alone.runs_keras
             or project.direct_steps != alone.direct_steps
             or dict(project.keras_classes) != dict(alone.keras_classes)
+            or project.whole_program != alone.whole_program
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh})
 

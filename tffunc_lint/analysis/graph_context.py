@@ -18,8 +18,8 @@ from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
 
 from . import guards
 from ..finding import TraceReason
-from .module_index import (KERAS_GRAPH_METHODS, KERAS_RUNS, ONCE, TF_FUNCTION, ClassInfo,
-                           Entry, FunctionKey, ModuleIndex, Target)
+from .module_index import (KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE, TF_FUNCTION,
+                           ClassInfo, Entry, FunctionKey, ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -43,6 +43,8 @@ class ModuleView(NamedTuple):
     ``ProjectGraph.direct_steps``)."""
     keras_classes: Mapping[str, Tuple[str, FrozenSet[str]]] = {}
     """The module's Keras classes (see ``ProjectGraph.keras_classes``)."""
+    whole_program: bool = False
+    """The module is a whole program (see ``ProjectGraph.whole_program``)."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -96,6 +98,7 @@ class ProjectGraph:
                     self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
+        self._imported: Optional[FrozenSet[str]] = None
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -162,7 +165,10 @@ class ProjectGraph:
                 if slot in wrapper.traced_params:
                     target = self.resolve(index, passed)
                     if target:
+                        api = wrapper.traced_param_apis.get(slot, "")
                         add(*target, TraceReason(
+                            f"passed to {wrapper.qualname}, which hands it to {api}"
+                            if api.startswith("Dataset.") else
                             f"passed to {wrapper.qualname}, which traces it",
                             line, path=index.path, function=self._qualname(*target)))
             runs_keras = self.runs_keras(index)
@@ -386,7 +392,7 @@ class ProjectGraph:
         """What the project knows about ``index``, with ``traced`` its traced functions."""
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
                           self.runs_keras(index), self.direct_steps(index),
-                          self.keras_classes(index))
+                          self.keras_classes(index), self.whole_program(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -414,16 +420,35 @@ class ProjectGraph:
                     found.add(name)
         return frozenset(found)
 
+    def whole_program(self, index: ModuleIndex) -> bool:
+        """``index`` is a whole program, whose own code is all that uses its classes: a
+        notebook, or a script (``if __name__ == "__main__":``, ``parser.parse_args()`` at
+        module level) that no linted module imports."""
+        if index.path.endswith(".ipynb"):
+            return True
+        if not index.runs_as_program:
+            return False
+        if self._imported is None:
+            imported = set()
+            for other in self.by_path.values():
+                for _, target in other.imports:
+                    parts = target.split(".")
+                    imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+            self._imported = frozenset(imported)
+        stem = index.module.rpartition(".")[2]
+        return index.module not in self._imported and stem not in self._imported
+
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
-        always for a module others may import; for a notebook, a whole program, only when
+        always for a module others may import; for a whole program (a notebook, a script
+        nothing imports), only when
         it builds a model from symbolic inputs, exports one (``tf.saved_model.save``, or
         ``save``/``export`` of a name bound to a possible Keras model), calls ``fit``,
         ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
         code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
         is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
-        if not index.path.endswith(".ipynb") or index.builds_keras_graphs or any(
+        if not self.whole_program(index) or index.builds_keras_graphs or any(
                 self._may_be_keras(index, ("class", run)) for run in index.keras_run_classes):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
@@ -458,9 +483,13 @@ class ProjectGraph:
 
     def _may_be_keras(self, index: ModuleIndex, made: Target) -> bool:
         """Instances of the class ``made`` may be Keras models (unknown classes may)."""
-        if made[0] == "external" and self.canonical(made[1]).startswith(
-                ("keras.", "tensorflow.")):
-            return True
+        if made[0] == "external":
+            # Keras's own classes may be; TensorFlow's others are not (tf.train.Checkpoint)
+            qualified = self.canonical(made[1])
+            if qualified.startswith(KERAS_MODULES):
+                return True
+            if qualified.startswith("tensorflow."):
+                return False
         found = self._class(index, made)
         if found is None:
             return True
@@ -526,7 +555,8 @@ class GraphContext:
                  predicates: Optional[Predicates] = None,
                  names: Optional[Mapping[str, str]] = None, runs_keras: bool = True,
                  direct_steps: FrozenSet[str] = frozenset(),
-                 keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None):
+                 keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
+                 whole_program: bool = False):
         self.index = index
         self.direct_steps = direct_steps
         """Keras step methods of this module that project code calls itself."""
@@ -534,6 +564,8 @@ class GraphContext:
         """This module's Keras classes: qualname → (kind, step methods whose graph the class
         makes itself), as the project resolves their bases."""
         self.runs_keras = runs_keras
+        self.whole_program = whole_program
+        """A notebook, or a script nothing imports: its own code is all that uses it."""
         """Keras may run this module's Keras classes in graphs (``fit``, a functional
         model); False for a notebook that trains them with an eager loop of its own."""
         self.traced = traced
@@ -553,7 +585,7 @@ class GraphContext:
 
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
-                          self.direct_steps, self.keras_classes)
+                          self.direct_steps, self.keras_classes, self.whole_program)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -111,7 +111,7 @@ EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s
 
 CALLED, PASSED = "called from", "passed to a call in"
 #: Where Keras's own model classes come from, as the index resolves imports.
-_KERAS_MODULES = ("keras.", "tensorflow.", "tf_keras.")
+KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.")
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
@@ -187,6 +187,8 @@ class FunctionInfo:
     ``tf.py_function``: a function passed there runs eagerly (``def wrap(func): return
     tf.py_function(func, ...)``)."""
     traced_params: Set[object] = field(default_factory=set)
+    traced_param_apis: Dict[object, str] = field(default_factory=dict)
+    """For each of ``traced_params``, the API that traces it (``Dataset.map(...)``)."""
     """The parameters it hands to ``tf.function`` or another graph API (``def compile_step(
     fn): return tf.function(fn)``), as a caller passes them: positions counted without
     ``self``, and names for keyword arguments. A function passed there is traced."""
@@ -297,7 +299,7 @@ class ModuleIndex:
         An instance of another library's class (``SINDy().fit(x)``) is not one of them."""
         for receiver in (*self.keras_runs, *self.keras_exports):
             made = self.instance_classes.get(receiver) if receiver else None
-            if made is None or made[0] == "external" and made[1].startswith(_KERAS_MODULES):
+            if made is None or made[0] == "external" and made[1].startswith(KERAS_MODULES):
                 return True
         return False
 
@@ -324,6 +326,9 @@ class ModuleIndex:
 
     bindings: List[Binding] = field(default_factory=list)
     """How module-level statements bind names, in statement order (see ``NameTable``)."""
+    runs_as_program: bool = False
+    """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
+    its command line at module level (``args = parser.parse_args()``)."""
 
     @property
     def names(self) -> NameTable:
@@ -337,6 +342,7 @@ class ModuleIndex:
               extra_traced_decorators: Iterable[str] = (), is_package: bool = False
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
+        index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
         _collect_imports(index, tree, module, is_package)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
@@ -986,7 +992,7 @@ class _Indexer:
                     self._add_entry(target, how, call.lineno, _flags(scope.guards)
                                     if target[0] in ("local", "method") else (), within)
                 elif isinstance(callable_, ast.Name) and within is None:
-                    self._traced_parameter(callable_.id, scope)
+                    self._traced_parameter(callable_.id, scope, how)
 
     def _add_entry(self, target: Target, how: str, line: int,
                    flags: Tuple[Tuple[str, bool], ...] = (),
@@ -1009,9 +1015,9 @@ class _Indexer:
                 function.edge_guards[len(function.edges)] = conditions
             function.edges.append((target, line, how))
 
-    def _traced_parameter(self, name: str, scope: _Scope) -> None:
-        """``name``, handed to tf.function or a graph API, is a parameter of this function:
-        record how its callers pass it."""
+    def _traced_parameter(self, name: str, scope: _Scope, how: str) -> None:
+        """``name``, handed to tf.function or a graph API (``how``), is a parameter of this
+        function: record how its callers pass it, and the API that traces it."""
         function = scope.function
         node = self.index.nodes.get(function.key) if function is not None else None
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1023,8 +1029,10 @@ class _Indexer:
             position = positional.index(name) - bound
             if position >= 0:
                 function.traced_params.add(position)
+                function.traced_param_apis.setdefault(position, how)
         if name in positional or name in {a.arg for a in node.args.kwonlyargs}:
             function.traced_params.add(name)
+            function.traced_param_apis.setdefault(name, how)
 
     def _eager_parameter(self, name: str, scope: _Scope) -> None:
         """``name``, handed to tf.py_function, is a parameter of this function or of one
@@ -1250,6 +1258,19 @@ class _Indexer:
         if line.isascii():
             return node.col_offset
         return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+
+
+def _starts_program(statement: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``, or ``args = parser.parse_args()`` at module level."""
+    value = statement.value if isinstance(statement, (ast.Assign, ast.Expr)) else None
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("parse_args", "parse_known_args")):
+        return True
+    test = statement.test if isinstance(statement, ast.If) else None
+    return (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
 
 
 def _chain(scope: Optional[_Scope]) -> Iterator[_Scope]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from .lazy_libcst import cst
 
@@ -126,26 +126,26 @@ def traced_once_by_design(context: "FileContext") -> bool:
     if reason is None:
         return False
     root = reason.chain()[-1]
-    if root.how.startswith("Dataset."):
+    if root.by_tf_data():
         return True
     if root.how != "@tf.function" or (root.path and root.path != context.path):
         return False
-    return _returned_signature(context, root.function)
+    return _returned_signature(context, root.line)
 
 
-def _returned_signature(context: "FileContext", qualname: str) -> bool:
-    index = context.graph.index if context.graph is not None else None
-    tree = context.tree
-    if index is None or tree is None:
+def _returned_signature(context: "FileContext", decorator_line: int) -> bool:
+    """The def decorated at ``decorator_line`` pins an ``input_signature`` and is nested in
+    a function that returns it (alone, in a collection, or its concrete function) and
+    never calls it."""
+    if context.tree is None:
         return False
-    node = next((index.nodes.get(key) for key, info in index.functions.items()
-                 if info.qualname == qualname), None)
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+    found = _decorated_at(context.tree, decorator_line)
+    if found is None:
+        return False
+    node, enclosing = found
+    if enclosing is None or not any(
             isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
-            for d in node.decorator_list):
-        return False
-    enclosing = _enclosing_function(tree, node)
-    if enclosing is None:
+            for d in node.decorator_list if d.lineno == decorator_line):
         return False
     name = node.name
     returned = called = False
@@ -160,18 +160,21 @@ def _returned_signature(context: "FileContext", qualname: str) -> bool:
     return returned and not called
 
 
-def _enclosing_function(tree: ast.Module, node: ast.AST) -> Optional[ast.AST]:
-    """The function whose own body (not a nested class's) defines ``node``."""
+def _decorated_at(tree: ast.Module, line: int):
+    """The def with a decorator on ``line`` and the function whose own body defines it
+    (None at module or class level)."""
     stack = [(tree, None)]
     while stack:
         parent, function = stack.pop()
         for child in ast.iter_child_nodes(parent):
-            if child is node:
-                return function
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                stack.append((child, child))
+                if any(d.lineno == line for d in child.decorator_list):
+                    return child, function
+                if child.lineno <= line <= (child.end_lineno or line):
+                    stack.append((child, child))
             elif isinstance(child, ast.ClassDef):
-                stack.append((child, None))
-            elif not isinstance(child, (ast.expr, ast.Lambda)):
+                if child.lineno <= line <= (child.end_lineno or line):
+                    stack.append((child, None))
+            elif isinstance(child, ast.stmt):
                 stack.append((child, function))
     return None

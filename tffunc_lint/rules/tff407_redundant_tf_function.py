@@ -111,14 +111,14 @@ class _Finder:
     def _run_by_keras_here(self, cls) -> bool:
         """The linted code lets Keras run ``cls``: a module that builds a functional model,
         or one that fits, evaluates, predicts or saves an instance of the class; in a
-        notebook, also one that runs a model whose class it cannot tell
+        whole program (a notebook, a script nothing imports), also one that runs a model
+        whose class it cannot tell
         (``model = build(); model.fit(x)``). A library's decorated ``call`` also serves its
         users' direct eager calls (``model(x)``), which the decorator compiles, and so does
         a notebook's model that only its own eager loop calls (``odeint(model, y0, t)``)."""
         if self.index.builds_keras_graphs or cls.qualname in self.index.keras_run_classes:
             return True
-        return (self.context.path.endswith(".ipynb")
-                and self.index.runs_models_of_unknown_class())
+        return self.context.graph.whole_program and self.index.runs_models_of_unknown_class()
 
     def _used_as_tf_function(self, cls) -> set:
         """Methods that the class ``cls``, or module code outside every class, uses as
