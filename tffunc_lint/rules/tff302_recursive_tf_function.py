@@ -196,6 +196,11 @@ class RecursiveTfFunction(Rule):
     are not seen: a helper traced only through them is reported, and one that this module
     calls with a literal is not, whatever other modules pass it.
 
+    A function that tests the parameter it recurses into against Python container types
+    (`isinstance(obj, (list, tuple, dict))`, with a base case) recurses only into the parts
+    of Python containers, whatever its callers pass, and is not reported; the parts may be
+    taken through a local view (`elems = obj.values()`, `for x in elems`).
+
     Only cycles among the functions of one module are found, and only through direct calls
     (`f(...)`, `self.f(...)`), not through functions passed as values.
 
@@ -337,6 +342,9 @@ _PYTHON_DISPLAYS = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.Di
                     ast.SetComp)
 #: How many callers up a parameter is followed to the value it receives.
 _MAX_HOPS = 3
+#: Python container types: a parameter tested against them holds a Python structure.
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "Mapping",
+                              "Sequence", "MutableMapping", "MutableSequence", "OrderedDict"})
 
 Bound = Dict[str, object]
 """Parameter name → the argument expression (LibCST or ``ast``) that call passes to it."""
@@ -380,6 +388,8 @@ class _Bounds:
         items = _iterated_items(own, own_parameters)
         for parameter, value in bound.items():
             kind = _shrinks(value, parameter, items) if parameter in own_parameters else None
+            if kind == "structure" and _tests_container(own, parameter):
+                return True  # it recurses only into Python containers, whatever it is given
             if kind is not None and self._python_parameter(head, parameter, kind, 0):
                 return True
         return False
@@ -714,13 +724,32 @@ def _root(node: ast.expr) -> Optional[str]:
             return None
 
 
+def _tests_container(function: ast.AST, parameter: str) -> bool:
+    """The function tests ``isinstance(parameter, (list, tuple, dict))`` (or another Python
+    container type): with a base case, it recurses only into the parts of Python
+    containers (trax's ``_is_at_level``), which ends while tracing."""
+    for node in _own_nodes(function):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "isinstance" and len(node.args) == 2
+                and isinstance(node.args[0], ast.Name) and node.args[0].id == parameter):
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            if any((ast_dotted_name(kind) or "").rpartition(".")[2] in _CONTAINER_TYPES
+                   for kind in kinds):
+                return True
+    return False
+
+
 def _iterated_items(function: ast.AST, parameters: FrozenSet[str]) -> Dict[str, str]:
     """Names bound by iterating a parameter (``for item in x``, ``[f(v) for v in x]``) →
     that parameter."""
     items: Dict[str, str] = {}
+    views = {node.targets[0].id: _root(node.value) for node in _own_nodes(function)
+             if isinstance(node, ast.Assign) and len(node.targets) == 1
+             and isinstance(node.targets[0], ast.Name) and _root(node.value) in parameters}
     for node in _own_nodes(function):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             root = _root(node.iter)
+            root = views.get(root, root)  # ``elems = obj.values()``, ``for x in elems``
             if root in parameters:
                 for name in _names_in(node.target):
                     items.setdefault(name, root)
