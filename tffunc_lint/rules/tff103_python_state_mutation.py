@@ -31,6 +31,11 @@ _ATTRIBUTE_TARGETS = re.compile(
 _ATTRIBUTE_BASE = re.compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
+#: Conversions that return their argument itself when it already has the type asked for.
+_CONVERSIONS = frozenset({"tensorflow.cast", "tensorflow.dtypes.cast",
+                          "tensorflow.convert_to_tensor"})
+
+
 def _flag_value(value: Optional[cst.BaseExpression]) -> Optional[bool]:
     """The truth value of a flag's new value (``True``, ``False``, a number); None for
     anything else."""
@@ -162,6 +167,11 @@ class PythonStateMutation(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a test that records trace-time state (a spy layer, a list of traced shapes)
     does it on purpose.
+    An attribute converted in place to a type the trace knows statically
+    (`self.inv_freq = tf.cast(self.inv_freq, x.dtype)`, `tf.convert_to_tensor(self.x)`) is
+    not reported: once converted, converting again returns it as it is, and when it already
+    has that type nothing is set at all. A conversion that does change the type leaks a
+    symbolic tensor that a later trace fails on; that is missed.
     A Keras loss or metric method of the class (`def loss(self, y_true, y_pred)`, given to
     `compile`) reads the state within the trace: Keras runs it in the train or test step
     right after `call` (a CRF layer's sequence lengths).
@@ -313,7 +323,8 @@ class PythonStateMutation(Rule):
                 self.report(statement, _flag_message(dotted, *guarded))
                 return
         if self._exempt(dotted) or (value is not None and (
-                self._creates_state(value) or self._fixed_by_trace(value))):
+                self._creates_state(value) or self._fixed_by_trace(value)
+                or self._converts_itself(value, dotted))):
             return
         function = self.context.function
         attribute = dotted.partition(".")[2]
@@ -340,6 +351,22 @@ class PythonStateMutation(Rule):
         same result however often it runs."""
         return (static_value(value, self.context.qualified_name)
                 or _flag_combination(value))
+
+    def _converts_itself(self, value: cst.BaseExpression, target: str) -> bool:
+        """``self.x = tf.cast(self.x, x.dtype)`` (or ``tf.convert_to_tensor(self.x)``): the
+        attribute's own value converted to a type the trace knows statically. Once done,
+        doing it again changes nothing, and when the value already has that type the
+        conversion returns it as it is (transformers' ``inv_freq``)."""
+        if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword:
+            return False
+        if self.context.qualified_name(value.func) not in _CONVERSIONS:
+            return False
+        if dotted_name(value.args[0].value) != target:
+            return False
+        return all(static_value(arg.value, self.context.qualified_name)
+                   or isinstance(arg.value, (cst.Name, cst.Attribute))
+                   and (dotted_name(arg.value) or "").startswith(("tf.", "np.", "tensorflow."))
+                   for arg in value.args[1:])
 
     def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
         """Evidence that the state must live past the trace that sets it (see
