@@ -232,6 +232,29 @@ def test_a_script_nothing_imports_is_a_whole_program(tmp_path, capsys, start):
     assert positions(capsys, str(tmp_path)) == [(None, 4 + start.count("\n"), 9, "TFF103")]
 
 
+@pytest.mark.parametrize("training, expected", [
+    # MorvanZhou's NLP tutorials: model modules beside the scripts that import them, all
+    # trained with eager loops of their own; the models run as the scripts run them.
+    ("trainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n", []),
+    # a script that lets Keras run the model makes its module's layers traced
+    ("model = tf.keras.Sequential([layer])\nmodel.compile('sgd', 'mse')\n"
+     "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n", [("layers.py", 4, 9, "TFF103")]),
+])
+def test_a_module_only_eager_scripts_import_runs_eagerly(tmp_path, capsys, training,
+                                                         expected):
+    (tmp_path / "layers.py").write_text(
+        "import tensorflow as tf\n" + ATTENTION[1]
+        + "    def weights(self):\n        return self.attention_weights\n", encoding="utf-8")
+    (tmp_path / "blocks.py").write_text("from layers import Attention\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom blocks import Attention\n" + OWN_TRAINER[1]
+        + "layer = Attention()\n" + training + "if __name__ == '__main__':\n    pass\n",
+        encoding="utf-8")
+    code, out, err = run(capsys, "--output-format", "json", str(tmp_path))
+    assert [(os.path.basename(f["path"]), f["line"], f["column"], f["code"])
+            for f in json.loads(out)] == expected
+
+
 def test_an_object_change_reaches_the_def_in_force_at_its_cell(tmp_path, capsys):
     model = ("code", "class Model(tf.Module):\n    def __init__(self):\n"
                      "        self.bias = 0.0\n")
@@ -262,6 +285,8 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
                  "text = '''\n%not a magic\n!nor this\n'''\nvalue = (1\n     % 2)\n"),
         ("code", "%%writefile x.py\nprint(1)\n"),
         ("code", "%%timeit -n 1\nos.getcwd()"),
+        # Colab runs a cell magic after comment lines (tensorflow/workshops' %%html cells)
+        ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -271,6 +296,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "text = '''\n%not a magic\n!nor this\n'''\nvalue = (1\n     % 2)\n",
         "\n\n",
         "# %%timeit -n 1\nos.getcwd()\n",
+        "\n\n\n\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

@@ -214,7 +214,9 @@ def _is_python(data: dict) -> bool:
 def _mask(cell: _Cell) -> None:
     lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in cell.lines]
     cell.masked = list(lines)
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    # The cell magic on the first line; Colab also runs one after comment lines.
+    first = next((i for i, line in enumerate(lines)
+                  if line.strip() and not line.lstrip().startswith("#")), None)
     if first is not None:
         magic = _CELL_MAGIC.match(lines[first].lstrip())
         if magic and lines[first][:1] == "%":

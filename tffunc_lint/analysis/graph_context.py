@@ -99,6 +99,7 @@ class ProjectGraph:
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
         self._imported: Optional[FrozenSet[str]] = None
+        self._program_parts: Dict[str, bool] = {}
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -438,18 +439,41 @@ class ProjectGraph:
         stem = index.module.rpartition(".")[2]
         return index.module not in self._imported and stem not in self._imported
 
+    def _part_of_programs(self, index: ModuleIndex) -> bool:
+        """``index`` is a module of a directory of scripts (not in a package) that only whole
+        programs import, or modules only they import in turn, none of which lets Keras run
+        its models: its classes run as those programs run them, eagerly (``model.py``
+        beside ``train.py``)."""
+        if "." in index.module or index.path.endswith(".ipynb"):
+            return False
+        known = self._program_parts.get(index.path)
+        if known is not None:
+            return known
+        self._program_parts[index.path] = False  # an import cycle proves nothing
+        importers = [other for other in self.by_path.values() if other is not index and any(
+            target == index.module or target.startswith(index.module + ".")
+            for _, target in other.imports)]
+        found = bool(importers) and all(
+            (self.whole_program(other) or self._part_of_programs(other))
+            and not self.runs_keras(other) for other in importers)
+        self._program_parts[index.path] = found
+        return found
+
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a whole program (a notebook, a script
-        nothing imports), only when
+        nothing imports) or a module only such programs import (``_part_of_programs``),
+        only when
         it builds a model from symbolic inputs, exports one (``tf.saved_model.save``, or
         ``save``/``export`` of a name bound to a possible Keras model), calls ``fit``,
         ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
         code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
         is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
-        if not self.whole_program(index) or index.builds_keras_graphs or any(
-                self._may_be_keras(index, ("class", run)) for run in index.keras_run_classes):
+        if (not self.whole_program(index) and not self._part_of_programs(index)
+                or index.builds_keras_graphs or any(
+                    self._may_be_keras(index, ("class", run))
+                    for run in index.keras_run_classes)):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models
