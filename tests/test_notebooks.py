@@ -287,6 +287,8 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "%%timeit -n 1\nos.getcwd()"),
         # Colab runs a cell magic after comment lines (tensorflow/workshops' %%html cells)
         ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
+        # automagic: line magics and shell aliases without % (basenji's `ls ./data`)
+        ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -297,6 +299,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "\n\n",
         "# %%timeit -n 1\nos.getcwd()\n",
         "\n\n\n\n",
+        "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

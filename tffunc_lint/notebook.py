@@ -44,6 +44,14 @@ _HELP = re.compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
 _ASSIGNED_MAGIC = re.compile(
     r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)[!%]")
 _CELL_MAGIC = re.compile(r"%%(?P<name>\w+)")
+#: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
+#: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
+#: not begin an assignment or a call (``history = model.fit(``, a line that continues).
+_AUTOMAGIC = re.compile(
+    r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
+    r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
+    r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
+    r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -269,7 +277,16 @@ def _magic(line: str) -> bool:
     if not stripped or stripped.startswith("#"):
         return False
     return (stripped[0] in "%!?" or bool(_HELP.fullmatch(stripped))
-            or bool(_ASSIGNED_MAGIC.match(stripped)))
+            or bool(_ASSIGNED_MAGIC.match(stripped))
+            or bool(_AUTOMAGIC.match(stripped)) and not _parses(stripped))
+
+
+def _parses(line: str) -> bool:
+    try:
+        compile(line, "<cell line>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _masked_line(lines: Sequence[str], i: int) -> str:
