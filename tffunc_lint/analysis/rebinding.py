@@ -907,10 +907,11 @@ class _Where:
 
     @property
     def setup(self) -> bool:
-        return _is_setup(self.method)
+        return is_setup_method(self.method)
 
 
-def _is_setup(method: Optional[str]) -> bool:
+def is_setup_method(method: Optional[str]) -> bool:
+    """A method that sets an object up (``__init__``, ``build``, ``_build_from_signature``)."""
     return method in SETUP_METHODS or bool(method and _BUILDER.match(method))
 
 
@@ -1060,7 +1061,7 @@ class _AttributeWalker:
             self._walk_calls(tree, text, candidates)
             callers = {caller for method in candidates for _, caller, _ in
                        self.calls.get(method, ()) if caller is not None
-                       and not _is_setup(caller) and caller not in setup}
+                       and not is_setup_method(caller) and caller not in setup}
             found = {method for method in candidates if self._only_in_setup(method, setup)}
             if found <= setup and callers <= candidates:
                 break
@@ -1070,7 +1071,7 @@ class _AttributeWalker:
             calls = self.calls.get(write.method or "", [])
             family = self.result.family(write.cls)
             # Calls on another class's ``self`` reach that class's method of the same name.
-            own = [None if caller is not None and (_is_setup(caller) or caller in setup)
+            own = [None if caller is not None and (is_setup_method(caller) or caller in setup)
                    else unset for cls, caller, unset in calls if cls in family]
             if own and len(calls) == self.references.get(write.method or "", 0) and all(
                     unset is None or write.attribute in unset for unset in own):
@@ -1095,7 +1096,7 @@ class _AttributeWalker:
         """Every reference to ``method`` is a call on ``self`` from a set-up method."""
         calls = self.calls.get(method, [])
         return bool(calls) and len(calls) == self.references.get(method, 0) and all(
-            caller is not None and (_is_setup(caller) or caller in setup)
+            caller is not None and (is_setup_method(caller) or caller in setup)
             for _, caller, _ in calls)
 
     def _references(self, node: ast.stmt, where: "_Where", methods: FrozenSet[str]) -> None:

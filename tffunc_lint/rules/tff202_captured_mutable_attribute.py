@@ -8,7 +8,7 @@ from typing import Dict, Optional, Set, Tuple
 from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
-                                  attribute_rebinding)
+                                  attribute_rebinding, is_setup_method)
 from ..rule import Rule
 
 #: Where an attribute is written, not read.
@@ -98,7 +98,10 @@ class CapturedMutableAttribute(Rule):
     body clears `self.check`): TFF103 reports that flag when the block it guards changes
     state. A read that follows, in the same traced function, its own
     assignment of the attribute (`self.calls += 1`, then `f"call_{self.calls}"`) sees the
-    value just set; the assignment itself is TFF103's. A guard that returns early
+    value just set; the assignment itself is TFF103's. Nor is an attribute that only the
+    traced method itself reassigns, besides set-up (`if self._first_call: build(x)`, then
+    `self._first_call = False` at its end): no other code changes it between calls, and
+    TFF103 judges the write. A guard that returns early
     (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
     count as plain Python: numbers, strings, booleans, `not x` and arithmetic on literals
     and attributes (`self.step + 1`); a value computed by a call is not judged. The type of a
@@ -168,10 +171,28 @@ class CapturedMutableAttribute(Rule):
             line = (facts.rebound_in(classes, attribute) if classes
                     else facts.rebound_anywhere(attribute))
         if (line is None or self._tests_own_initialisation(node, classes)
-                or self._reset_by_compile(classes, attribute)):
+                or self._reset_by_compile(classes, attribute)
+                or passed is None and self._only_set_here(classes, attribute, line)):
             return
         self._seen.add((function.key, attribute))
         self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
+
+    def _only_set_here(self, classes: Set[str], attribute: str, line: int) -> bool:
+        """The traced method itself is the only code, besides set-up, that reassigns the
+        attribute (``if self._first_call: build()`` ... ``self._first_call = False`` at its
+        end): no other code changes it between calls; the write is TFF103's to judge."""
+        function = self.context.function
+        node = function.node if function is not None else None
+        if node is None or not getattr(node, "lineno", 0) <= line <= getattr(
+                node, "end_lineno", 0):
+            return False
+        method = function.qualname.rpartition(".")[2]
+        facts = self.facts(self.context)
+        writers = {name for cls in classes
+                   for name, attributes in facts.writers.get(cls, {}).items()
+                   if attribute in attributes and not is_setup_method(name)}
+        return writers == {method} and not any(
+            attr == attribute for _, attr, _ in facts.changes)
 
     def _reset_by_compile(self, classes: Set[str], attribute: str) -> bool:
         """In a Keras ``train_step``/``test_step``/``predict_step`` (or code they call), an
