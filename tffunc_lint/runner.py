@@ -144,6 +144,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
             or project.direct_steps != alone.direct_steps
             or dict(project.keras_classes) != dict(alone.keras_classes)
             or project.whole_program != alone.whole_program
+            or project.imported_names != alone.imported_names
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh})
 

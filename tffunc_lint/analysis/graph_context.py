@@ -45,6 +45,8 @@ class ModuleView(NamedTuple):
     """The module's Keras classes (see ``ProjectGraph.keras_classes``)."""
     whole_program: bool = False
     """The module is a whole program (see ``ProjectGraph.whole_program``)."""
+    imported_names: FrozenSet[str] = frozenset()
+    """Names of the module that other linted modules import (tests included)."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -393,7 +395,8 @@ class ProjectGraph:
         """What the project knows about ``index``, with ``traced`` its traced functions."""
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
                           self.runs_keras(index), self.direct_steps(index),
-                          self.keras_classes(index), self.whole_program(index))
+                          self.keras_classes(index), self.whole_program(index),
+                          self.imported_names(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -420,6 +423,19 @@ class ProjectGraph:
                 if name in self._step_calls or (name, qualname) in index.step_calls:
                     found.add(name)
         return frozenset(found)
+
+    def imported_names(self, index: ModuleIndex) -> FrozenSet[str]:
+        """The module's decorated ``tf.function`` names that other linted modules import by
+        name (``from mod import _helper``), tests included."""
+        decorated = {index.functions[entry.target[1]].qualname for entry in index.entries
+                     if entry.how == "@tf.function" and entry.target[0] == "local"
+                     and entry.target[1] in index.functions}
+        if not decorated:
+            return frozenset()
+        prefix = index.module + "."
+        return frozenset(target[len(prefix):] for other in self.by_path.values()
+                         if other is not index for _, target in other.imports
+                         if target.startswith(prefix) and target[len(prefix):] in decorated)
 
     def whole_program(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program, whose own code is all that uses its classes: a
@@ -580,7 +596,7 @@ class GraphContext:
                  names: Optional[Mapping[str, str]] = None, runs_keras: bool = True,
                  direct_steps: FrozenSet[str] = frozenset(),
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
-                 whole_program: bool = False):
+                 whole_program: bool = False, imported_names: FrozenSet[str] = frozenset()):
         self.index = index
         self.direct_steps = direct_steps
         """Keras step methods of this module that project code calls itself."""
@@ -589,6 +605,9 @@ class GraphContext:
         makes itself), as the project resolves their bases."""
         self.runs_keras = runs_keras
         self.whole_program = whole_program
+        self.imported_names = imported_names
+        """Names of this module that other linted modules import, tests included: their
+        calls there are not seen by this module's call graph."""
         """A notebook, or a script nothing imports: its own code is all that uses it."""
         """Keras may run this module's Keras classes in graphs (``fit``, a functional
         model); False for a notebook that trains them with an eager loop of its own."""
@@ -609,7 +628,8 @@ class GraphContext:
 
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
-                          self.direct_steps, self.keras_classes, self.whole_program)
+                          self.direct_steps, self.keras_classes, self.whole_program,
+                          self.imported_names)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -26,6 +26,8 @@ class Redundant:
     kind: str
     """"keras" (a Keras graph method) or "inlined" (every caller is traced)."""
     detail: str
+    line: int = 0
+    """For "keras": where the module asks Keras to run eagerly."""
 
 
 def redundant_decorators(context) -> Dict[Tuple[str, int], Redundant]:
@@ -54,6 +56,8 @@ class _Finder:
         self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
         self.tf_function_uses: Optional[List[Tuple[int, str]]] = None
         """(line, method) of the module's uses of methods as tf.function objects, read once."""
+        self.run_eagerly_line: Optional[int] = None
+        """Where the module asks Keras to run eagerly (0: nowhere), read once."""
 
     def scan(self, tree: ast.Module) -> None:
         self._walk(tree.body, [tree])
@@ -100,13 +104,28 @@ class _Finder:
                     and node.name not in self._used_as_tf_function(cls)
                     and node.name not in self.context.graph.direct_steps
                     and (node.name != "call" or self._run_by_keras_here(cls))
-                    and not _needs_autograph(node)):
-                self.found[slot] = Redundant("keras", f"{kind}.{node.name}")
+                    and not _needs_autograph(node)
+                    and self._debugged_eagerly() is not None):
+                self.found[slot] = Redundant(
+                    "keras", f"{kind}.{node.name}", self._debugged_eagerly())
             return
         private = node.name.startswith("_") and not node.name.endswith("__")
         nested = isinstance(scope, _FUNCTIONS)
-        if (private or nested) and node.name not in self.exported:
+        if ((private or nested) and node.name not in self.exported
+                and node.name not in self.context.graph.imported_names):
             self.candidates.append((slot, node, scope, info.qualname))
+
+    def _debugged_eagerly(self) -> Optional[int]:
+        """The line where the module asks Keras to run eagerly (``compile(...,
+        run_eagerly=True)``, ``model.run_eagerly = True``): the one thing a decorator on a
+        Keras method changes, since it keeps the method a graph there. Without it the
+        decorator only adds a nested trace (same results, same export), which is not
+        reported."""
+        if self.run_eagerly_line is None:
+            match = _RUN_EAGERLY.search(self.context.text or "")
+            self.run_eagerly_line = (self.context.text.count("\n", 0, match.start()) + 1
+                                     if match else 0)
+        return self.run_eagerly_line or None
 
     def _run_by_keras_here(self, cls) -> bool:
         """The linted code lets Keras run ``cls``: a module that builds a functional model,
@@ -166,6 +185,8 @@ class _Finder:
             for item in block.items)
 
 
+#: Asking Keras to run a model eagerly, to debug it.
+_RUN_EAGERLY = re.compile(r"\brun_eagerly\s*=\s*True\b")
 #: Scopes that place the ops made in them on a device.
 _DEVICE_SCOPES = frozenset({"tensorflow.device", "tensorflow.compat.v1.device"})
 
@@ -290,15 +311,19 @@ class RedundantTfFunction(Rule):
     Flags a `@tf.function` (or `@tf.function()`) without arguments on:
 
     - the `call`, `train_step`, `test_step` or `predict_step` of a Keras `Model` or `Layer`
-      subclass: Keras traces these itself;
+      subclass, in a module that asks Keras to run eagerly (`compile(...,
+      run_eagerly=True)`, `model.run_eagerly = True`): Keras traces these itself, and the
+      decorator keeps them a graph when you debug;
     - a private (`_name`) or nested function, not listed in `__all__`, whose every call in
       the module is made from traced code.
 
     ## Why is this bad?
     Keras already runs `call` and the `*_step` methods in a graph, as `compile` asks
-    (`jit_compile=`, `run_eagerly=`); a `tf.function` on them pins its own trace to the first
-    signature it sees, ignores `run_eagerly=True` when you debug, and gets in the way of
-    distribution strategies and `SavedModel` export, which trace the method their own way.
+    (`jit_compile=`, `run_eagerly=`); a `tf.function` on them ignores `run_eagerly=True`:
+    the method stays a graph while you debug it, so Python breakpoints and prints in it
+    run only while it traces. Elsewhere (TensorFlow 2.21, Keras 3) the extra trace gives
+    the same results, export and distribution, so it is reported only where the module asks
+    for eager execution.
     A function called only from traced code is inlined into its caller's graph anyway
     ("tf.function traces any Python function it calls"); a nested `tf.function` adds a second
     retrace cache (its own retracing, its own warnings) and a call boundary, but no speed.
@@ -347,8 +372,8 @@ class RedundantTfFunction(Rule):
     Only decorators without arguments are reported (removing them is the safe fix):
     `input_signature=`, `jit_compile=`, `reduce_retracing=` and other arguments change what
     the function does. A public function is never reported, since callers outside the linted
-    code may call it eagerly; a private function is taken as module-local, even if another
-    module imports it. Functions also called from untraced code, referenced other than by a
+    code may call it eagerly; a private function is taken as module-local unless another
+    linted module (a test included) imports it by name, whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
     Keras `call` (which run eagerly when their caller does, or when the layer is called on
     eager tensors), functions called under `with tf.device(...):` (the call runs whole on
@@ -420,10 +445,10 @@ class RedundantTfFunction(Rule):
     @staticmethod
     def _message(redundant: Redundant) -> str:
         if redundant.kind == "keras":
-            return (f"@tf.function on Keras {redundant.detail}() is redundant: Keras traces "
-                    "it itself (fit/evaluate/predict, compile(jit_compile=...), run_eagerly), "
-                    "and the decorator pins its own trace and gets in the way of "
-                    "distribution and export; remove the decorator and use compile() options")
+            return (f"@tf.function on Keras {redundant.detail}() keeps it a graph when "
+                    f"`run_eagerly=True` (line {redundant.line}) asks Keras to run it eagerly, "
+                    "and adds nothing otherwise: Keras traces it itself (fit/evaluate/predict, "
+                    "compile(jit_compile=...)); remove the decorator and use compile() options")
         return (f"@tf.function is redundant here: every call is made from traced code "
                 f"({redundant.detail}), whose graph inlines this function anyway; the nested "
                 "tf.function only adds a retrace cache and a call boundary; remove the "

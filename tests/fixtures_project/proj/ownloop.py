@@ -28,3 +28,9 @@ class FitModel(tf.keras.Model):
     @tf.function  # expect: TFF407
     def test_step(self, data):
         return {"loss": tf.reduce_sum(self(data, training=False))}
+
+
+def debug_fit(data):
+    model = FitModel()
+    model.compile(loss="mse", run_eagerly=True)  # the decorated test_step stays a graph
+    return model.evaluate(data)

@@ -1,0 +1,18 @@
+"""TFF407 across modules: a private helper that a test imports and calls eagerly is not
+only called from traced code (deeplab2's panoptic post-processing)."""
+import tensorflow as tf
+
+
+@tf.function
+def _merge_maps(semantic, instance):
+    return semantic * 1000 + instance
+
+
+@tf.function  # expect: TFF407
+def _threshold(scores):
+    return tf.cast(scores > 0.5, tf.int32)
+
+
+@tf.function
+def panoptic(semantic, instance, scores):
+    return _merge_maps(semantic, instance) + _threshold(scores)
