@@ -531,6 +531,9 @@ class _CallScanner:
                 return DATA, "a Python list"
             return None, None
         if isinstance(node, ast.ListComp):
+            if (isinstance(node.elt, ast.Call)
+                    and self._qualified(node.elt.func) == "builtins.iter"):
+                return None, None  # iterators (one per dataset): sources, not the data
             return DATA, "a Python list"
         if isinstance(node, ast.GeneratorExp):
             return ITERATOR, "a generator expression"
