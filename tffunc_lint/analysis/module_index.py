@@ -91,6 +91,8 @@ _DATASET_FACTORIES = (
 )
 DATASET, MANY = "dataset", "datasets"
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
+#: Other libraries' datasets, whose ``.map`` is not tf.data's.
+_OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata")
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
@@ -534,6 +536,14 @@ class _Indexer:
         self.lines = lines
         self.extra = extra
         self.names = index.names
+        targets = [target for _, target in index.imports]
+        self.dataset_names = not any(
+            target == "datasets" or target.startswith(_OTHER_DATASETS) for target in targets
+        ) and not (index.path.endswith(".ipynb") and not any(
+            target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
+        """A name such as ``train_ds`` or ``dataset`` may be taken for a ``tf.data`` chain:
+        not in a module that uses another library's datasets (Hugging Face ``datasets``,
+        ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
         self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int]] = []
         self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
@@ -1237,12 +1247,13 @@ class _Indexer:
             if isinstance(node, ast.Name):
                 if node.id in scope.not_datasets:
                     return False
-                if node.id in scope.datasets or _DATASET_NAME.search(node.id):
+                if node.id in scope.datasets or (
+                        self.dataset_names and _DATASET_NAME.search(node.id)):
                     return True
                 return (scope is not self.module_scope and node.id in self.module_scope.datasets
                         and node.id not in self._locals(scope))
             if isinstance(node, ast.Attribute):
-                return bool(_DATASET_NAME.search(node.attr))
+                return self.dataset_names and bool(_DATASET_NAME.search(node.attr))
             return False
 
     def _is_strategy(self, node: ast.expr) -> bool:
