@@ -297,6 +297,8 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
         # automagic: line magics and shell aliases without % (basenji's `ls ./data`)
         ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
+        # doctest prompts, which IPython strips (diffusers' Korean docs)
+        ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -308,6 +310,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "# %%timeit -n 1\nos.getcwd()\n",
         "\n\n\n\n",
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
+        "import os\n\nfor i in range(2):\n    os.getcwd()\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

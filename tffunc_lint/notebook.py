@@ -52,6 +52,9 @@ _AUTOMAGIC = re.compile(
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
     r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
     r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
+#: Doctest prompts, as IPython's classic_prompt transformer strips them.
+_FIRST_PROMPT = re.compile(r">>>(?: |$)")
+_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |(?=\r?\n)|$)")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -128,7 +131,7 @@ class Notebook:
                 try:
                     ast.parse("".join(cell.masked))
                 except SyntaxError:
-                    if not _dedent(cell):
+                    if not (_strip_prompts(cell) or _dedent(cell)):
                         raise
                     ast.parse("".join(cell.masked))
             except (SyntaxError, ValueError) as error:
@@ -255,6 +258,20 @@ def _mask(cell: _Cell) -> None:
             j += 1
             cell.masked[j] = "\n"
             cell.changed[j] = lines[j]
+
+
+def _strip_prompts(cell: _Cell) -> bool:
+    """IPython runs a cell that starts with a doctest prompt (``>>> x = 1``) after removing
+    the ``>>> `` and ``... `` prompts from the lines that have them (its ``classic_prompt``
+    transformer); do the same for a cell that does not parse as written. Every line counts
+    as masked, so no fix rewrites the cell."""
+    first = next((line for line in cell.masked if line.strip()), "")
+    if not _FIRST_PROMPT.match(first):
+        return False
+    cell.changed.update({i: line for i, line in enumerate(cell.lines) if i not in cell.changed})
+    cell.masked = [_PROMPT.sub("", line, count=1) for line in cell.masked]
+    cell.dedent = 4
+    return True
 
 
 def _dedent(cell: _Cell) -> bool:

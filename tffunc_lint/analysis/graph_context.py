@@ -100,7 +100,7 @@ class ProjectGraph:
                     self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
-        self._imported: Optional[FrozenSet[str]] = None
+        self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
 
     # -- tracing ----------------------------------------------------------------------------
@@ -424,18 +424,31 @@ class ProjectGraph:
                     found.add(name)
         return frozenset(found)
 
+    def _imports(self) -> Dict[str, List[ModuleIndex]]:
+        """Every dotted prefix of every linted module's import targets → the modules that
+        import it, built once (``from pkg.mod import f`` counts for ``pkg``, ``pkg.mod``
+        and ``pkg.mod.f``)."""
+        if self._importers is None:
+            importers: Dict[str, List[ModuleIndex]] = {}
+            for other in self.by_path.values():
+                for _, target in other.imports:
+                    parts = target.split(".")
+                    for n in range(1, len(parts) + 1):
+                        found = importers.setdefault(".".join(parts[:n]), [])
+                        if not found or found[-1] is not other:
+                            found.append(other)
+            self._importers = importers
+        return self._importers
+
     def imported_names(self, index: ModuleIndex) -> FrozenSet[str]:
         """The module's decorated ``tf.function`` names that other linted modules import by
         name (``from mod import _helper``), tests included."""
         decorated = {index.functions[entry.target[1]].qualname for entry in index.entries
                      if entry.how == "@tf.function" and entry.target[0] == "local"
                      and entry.target[1] in index.functions}
-        if not decorated:
-            return frozenset()
-        prefix = index.module + "."
-        return frozenset(target[len(prefix):] for other in self.by_path.values()
-                         if other is not index for _, target in other.imports
-                         if target.startswith(prefix) and target[len(prefix):] in decorated)
+        importers = self._imports()
+        return frozenset(name for name in decorated if any(
+            other is not index for other in importers.get(f"{index.module}.{name}", ())))
 
     def whole_program(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program, whose own code is all that uses its classes: a
@@ -445,15 +458,9 @@ class ProjectGraph:
             return True
         if not index.runs_as_program:
             return False
-        if self._imported is None:
-            imported = set()
-            for other in self.by_path.values():
-                for _, target in other.imports:
-                    parts = target.split(".")
-                    imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
-            self._imported = frozenset(imported)
+        importers = self._imports()
         stem = index.module.rpartition(".")[2]
-        return index.module not in self._imported and stem not in self._imported
+        return index.module not in importers and stem not in importers
 
     def _part_of_programs(self, index: ModuleIndex) -> bool:
         """``index`` is a module of a directory of scripts (not in a package) that only whole
@@ -466,9 +473,8 @@ class ProjectGraph:
         if known is not None:
             return known
         self._program_parts[index.path] = False  # an import cycle proves nothing
-        importers = [other for other in self.by_path.values() if other is not index and any(
-            target == index.module or target.startswith(index.module + ".")
-            for _, target in other.imports)]
+        importers = [other for other in self._imports().get(index.module, ())
+                     if other is not index]
         found = bool(importers) and all(
             (self.whole_program(other) or self._part_of_programs(other))
             and not self.runs_keras(other) for other in importers)
