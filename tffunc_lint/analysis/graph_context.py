@@ -441,11 +441,13 @@ class ProjectGraph:
         return self._importers
 
     def imported_names(self, index: ModuleIndex) -> FrozenSet[str]:
-        """The module's decorated ``tf.function`` names that other linted modules import by
-        name (``from mod import _helper``), tests included."""
+        """The module's private decorated ``tf.function`` names (the only ones TFF407 may
+        take for module-local) that other linted modules import by name (``from mod import
+        _helper``), tests included."""
         decorated = {index.functions[entry.target[1]].qualname for entry in index.entries
                      if entry.how == "@tf.function" and entry.target[0] == "local"
-                     and entry.target[1] in index.functions}
+                     and entry.target[1] in index.functions
+                     and index.functions[entry.target[1]].qualname.startswith("_")}
         importers = self._imports()
         return frozenset(name for name in decorated if any(
             other is not index for other in importers.get(f"{index.module}.{name}", ())))
