@@ -289,7 +289,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
     book = Notebook.parse(notebook(
         ("code", "%load_ext autoreload\nimport os\n"),
         ("code", "for i in range(2):\n    !echo {i}\n    %time os.getcwd()\n"
-                 "files = !ls\nout = %sx ls\nos?\n??os.path\n"
+                 "files = !ls\nout = %sx ls\nos?\n??os.path\nfirst, = !ls\n"
                  "text = '''\n%not a magic\n!nor this\n'''\nvalue = (1\n     % 2)\n"),
         ("code", "%%writefile x.py\nprint(1)\n"),
         ("code", "%%timeit -n 1\nos.getcwd()"),
@@ -305,6 +305,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
     assert cells == [
         "# %load_ext autoreload\nimport os\n",
         "for i in range(2):\n    pass\n    pass\nfiles = ...\nout = ...\n# os?\n# ??os.path\n"
+        "first, = ...\n"
         "text = '''\n%not a magic\n!nor this\n'''\nvalue = (1\n     % 2)\n",
         "\n\n",
         "# %%timeit -n 1\nos.getcwd()\n",
@@ -314,7 +315,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)
-    assert book.cell_map.locate(18) == (3, 1)
+    assert book.cell_map.locate(19) == (3, 1)
 
 
 def test_cells_are_numbered_counting_markdown_and_raw_cells(tmp_path, capsys):
@@ -399,6 +400,17 @@ def test_reasons_in_python_modules_point_at_notebook_cells(tmp_path, capsys):
 def test_other_languages_are_skipped(tmp_path, capsys):
     path = tmp_path / "r.ipynb"
     path.write_text(notebook(("code", "x <- c(1, 2)\nprint(x)\n"), language="R"))
+    code, out, err = run(capsys, str(path))
+    assert (code, finding_lines(out), err) == (0, [], "")
+
+
+def test_python_2_notebooks_are_skipped(tmp_path, capsys):
+    # an old course notebook on a python2 kernel: `print i` is its Python
+    data = json.loads(notebook(("code", "for i in range(2):\n    print i\n")))
+    data["metadata"] = {"kernelspec": {"name": "python2", "language": "python"},
+                        "language_info": {"name": "python", "version": "2.7.12"}}
+    path = tmp_path / "old.ipynb"
+    path.write_text(json.dumps(data), encoding="utf-8")
     code, out, err = run(capsys, str(path))
     assert (code, finding_lines(out), err) == (0, [], "")
 

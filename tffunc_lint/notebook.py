@@ -42,7 +42,7 @@ CELL_END = "# tffunc-lint: end of cell\n"
 
 _HELP = re.compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
 _ASSIGNED_MAGIC = re.compile(
-    r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)[!%]")
+    r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*=\s*)[!%]")
 _CELL_MAGIC = re.compile(r"%%(?P<name>\w+)")
 #: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
 #: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
@@ -208,10 +208,15 @@ def _short(error: BaseException) -> str:
 
 
 def _is_python(data: dict) -> bool:
-    """A notebook whose metadata names another language (R, Julia) is not linted."""
+    """A notebook whose metadata names another language (R, Julia), or Python 2 (a
+    ``python2`` kernel, language version 2.x), is not linted."""
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return True
+    kernel, info = metadata.get("kernelspec"), metadata.get("language_info")
+    if (isinstance(kernel, dict) and kernel.get("name") == "python2") or (
+            isinstance(info, dict) and str(info.get("version", "")).startswith("2.")):
+        return False
     for key, inner in (("language_info", "name"), ("kernelspec", "language")):
         value = metadata.get(key)
         if isinstance(value, dict) and isinstance(value.get(inner), str):
