@@ -95,3 +95,21 @@ def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
     assert {"losses.py", "cycle_b.py", "tokenizer.py"} <= set(again)
     # Nothing traced there, alone or in the project: one pass is enough.
     assert "utils.py" not in again and "eager.py" not in again
+
+
+def test_a_private_helper_a_test_calls_through_its_module_is_not_redundant(capsys, tmp_path):
+    # google-research/federated: modules without __init__.py (named by their stem) whose
+    # tests import them by package path and call a private tf.function eagerly.
+    algs = tmp_path / "algs"
+    algs.mkdir()
+    (algs / "falcon.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function\ndef _actions(logits):\n"
+        "    return tf.nn.softmax(logits)\n\n\n@tf.function\ndef step(logits):\n"
+        "    return _actions(logits)\n", encoding="utf-8")
+    _, found = lint_project_json(capsys, str(algs))
+    assert [(f["line"], f["code"]) for f in found] == [(4, "TFF407")]
+    (algs / "falcon_test.py").write_text(
+        "import tensorflow as tf\n\nfrom bandits.algs import falcon\n\n\n"
+        "def test_actions():\n    assert falcon._actions(tf.zeros([2])).shape == (2,)\n",
+        encoding="utf-8")
+    assert lint_project_json(capsys, str(algs)) == (0, [])

@@ -425,16 +425,20 @@ class ProjectGraph:
         return frozenset(found)
 
     def _imports(self) -> Dict[str, List[ModuleIndex]]:
-        """Every dotted prefix of every linted module's import targets → the modules that
-        import it, built once (``from pkg.mod import f`` counts for ``pkg``, ``pkg.mod``
-        and ``pkg.mod.f``)."""
+        """Every dotted prefix of every linted module's import targets, and of the functions
+        it calls through an imported module (``mod.f(x)``) → the modules that import or call
+        it, built once (``from pkg.mod import f`` counts for ``pkg``, ``pkg.mod`` and
+        ``pkg.mod.f``)."""
         if self._importers is None:
             importers: Dict[str, List[ModuleIndex]] = {}
             for other in self.by_path.values():
-                for _, target in other.imports:
+                for target in (*(t for _, t in other.imports), *other.module_calls):
                     parts = target.split(".")
-                    for n in range(1, len(parts) + 1):
-                        found = importers.setdefault(".".join(parts[:n]), [])
+                    keys = [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+                    if len(parts) > 2:  # ``pkg.algs.falcon.f`` may name a module ``falcon``
+                        keys.append("*" + ".".join(parts[-2:]))
+                    for key in keys:
+                        found = importers.setdefault(key, [])
                         if not found or found[-1] is not other:
                             found.append(other)
             self._importers = importers
@@ -443,14 +447,16 @@ class ProjectGraph:
     def imported_names(self, index: ModuleIndex) -> FrozenSet[str]:
         """The module's private decorated ``tf.function`` names (the only ones TFF407 may
         take for module-local) that other linted modules import by name (``from mod import
-        _helper``), tests included."""
+        _helper``) or call through the module (``mod._helper(x)``), tests included."""
         decorated = {index.functions[entry.target[1]].qualname for entry in index.entries
                      if entry.how == "@tf.function" and entry.target[0] == "local"
                      and entry.target[1] in index.functions
                      and index.functions[entry.target[1]].qualname.startswith("_")}
         importers = self._imports()
+        stem = index.module.rpartition(".")[2]
         return frozenset(name for name in decorated if any(
-            other is not index for other in importers.get(f"{index.module}.{name}", ())))
+            other is not index for key in (f"{index.module}.{name}", f"*{stem}.{name}")
+            for other in importers.get(key, ())))
 
     def whole_program(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program, whose own code is all that uses its classes: a

@@ -328,6 +328,8 @@ class ModuleIndex:
 
     bindings: List[Binding] = field(default_factory=list)
     """How module-level statements bind names, in statement order (see ``NameTable``)."""
+    module_calls: Set[str] = field(default_factory=set)
+    """Qualified names of functions called through an imported module (``mod.f(x)``)."""
     runs_as_program: bool = False
     """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
     its command line at module level (``args = parser.parse_args()``)."""
@@ -537,6 +539,7 @@ class _Indexer:
         self.extra = extra
         self.names = index.names
         targets = [target for _, target in index.imports]
+        self.imported_aliases = frozenset(name for name, _ in index.imports)
         self.dataset_names = not any(
             target == "datasets" or target.startswith(_OTHER_DATASETS) for target in targets
         ) and not (index.path.endswith(".ipynb") and not any(
@@ -887,6 +890,9 @@ class _Indexer:
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
         func = node.func
         qualified = self._qualified(func)
+        if (qualified and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id in self.imported_aliases):
+            self.index.module_calls.add(qualified)  # ``mod._helper(x)``, through its module
         if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS | _KERAS_EXPORTS:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (

@@ -373,7 +373,8 @@ class RedundantTfFunction(Rule):
     `input_signature=`, `jit_compile=`, `reduce_retracing=` and other arguments change what
     the function does. A public function is never reported, since callers outside the linted
     code may call it eagerly; a private function is taken as module-local unless another
-    linted module (a test included) imports it by name, whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
+    linted module (a test included) imports it by name or calls it through the module
+    (`postprocess._merge(x)`), whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
     Keras `call` (which run eagerly when their caller does, or when the layer is called on
     eager tensors), functions called under `with tf.device(...):` (the call runs whole on
@@ -404,7 +405,6 @@ class RedundantTfFunction(Rule):
     """
 
     code = "TFF407"
-    in_tests = False  # a test wraps functions on purpose
     name = "redundant-tf-function"
     message = ("@tf.function here is redundant: the function is already traced where it runs; "
                "remove the decorator and use it as a plain Python function")
