@@ -69,3 +69,18 @@ def test_nothing_for_files_switched_off_or_not_analysed():
 
 def test_not_under_flake8_which_applies_noqa_itself():
     assert tff001(apply_noqa=False, extend_select=("TFF001",)) == []
+
+
+def test_pitfall_codes_are_left_alone_in_test_modules():
+    # The pitfall rules do not run in test modules, so their noqa codes there are neither
+    # used nor unused; the deprecation rule does run, and its unused code is reported.
+    source = ("import tensorflow as tf\n\n\ndef run_steps():\n"
+              "    for n in range(3):\n"
+              "        tf.function(lambda x: x)(n)  # noqa: TFF402, TFF401\n"
+              "    tf.print(1)  # noqa: TFF405\n")
+    settings = Settings(extend_select=("TFF001",)).resolved()
+    result = lint_text("tests/test_steps.py", source, settings)
+    assert [(f.line, f.code, f.message.split(";")[0]) for f in result.findings] == [
+        (7, "TFF001", "unused `# noqa` directive (unused: TFF405)")]
+    result = lint_text("steps.py", source.replace("  # noqa: TFF402, TFF401", ""), settings)
+    assert "TFF402" in {f.code for f in result.findings}  # outside tests it is reported

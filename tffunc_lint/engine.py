@@ -354,7 +354,9 @@ def _noqa_findings(path: str, text: str, lines: List[str], findings: List[Findin
     if (not rules or "noqa" not in text.lower() or noqa.file_is_ignored(lines)
             or any(f.code == SyntaxErrorRule.code for f in findings)):
         return []
-    return [f for rule in rules for f in rule.check_noqa(path, text, used, enabled)]
+    unchecked = (frozenset(r.code for r in all_rules() if not r.in_tests)
+                 if is_test_module(path) else frozenset())
+    return [f for rule in rules for f in rule.check_noqa(path, text, used, enabled, unchecked)]
 
 
 def _describe(error: BaseException) -> str:

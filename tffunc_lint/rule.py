@@ -63,9 +63,12 @@ class Rule:
     """Offers a safe fix, applied by ``--fix``."""
     unsafe_fixable: ClassVar[bool] = False
     """Offers a fix that changes behaviour on purpose, applied by ``--fix --unsafe-fixes``."""
-    in_tests: ClassVar[bool] = True
-    """False: tests record trace-time behaviour on purpose (spies, captured shapes, prints of
-    one run), so the engine does not run the rule in test modules (``test_code``)."""
+    in_tests: ClassVar[bool] = False
+    """Run in test modules (``test_code``) too. Off for the pitfall rules: tests exercise
+    tracing on purpose (spies, captured shapes, prints of one run, a tf.function made afresh
+    to clear its cache, Python values that retrace, eager-only checks), and a pitfall there
+    does not reach the project's users. On for what is wrong anywhere: files that are not
+    Python, unused suppressions, deprecated APIs."""
     default_enabled: ClassVar[bool] = True
     """Off by default: enabled only by a selector that names it (its code, its name or a
     prefix longer than ``TFF``), as ruff's RUF100."""
@@ -155,6 +158,7 @@ class SyntaxErrorRule(Rule):
     """
 
     code = "TFF000"
+    in_tests = True  # wrong in a test as anywhere
     name = "file-not-analysed"
     message = "file could not be analysed"
     scope = Scope.MODULE

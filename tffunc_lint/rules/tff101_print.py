@@ -106,7 +106,6 @@ class PrintInTfFunction(Rule):
     triggers = (re.compile(r"(?<![\w.])print\s*\("),)
 
     unsafe_fixable = True
-    in_tests = False  # a test's print is a diagnostic of that one run
 
     def visit_Call(self, node: cst.Call) -> None:
         if (self.context.qualified_name(node.func) != "builtins.print"

@@ -179,7 +179,6 @@ class ExternalContainerMutation(Rule):
     code = "TFF102"
     name = "external-container-mutation"
     _restored_in: Optional[Tuple[object, Set[Tuple[str, str]]]] = None
-    in_tests = False  # tests record trace-time state on purpose
     message = ("mutating a Python container that outlives the call happens only while "
                "tf.function traces (not on every call) and leaks symbolic tensors; use return "
                "values, a tf.TensorArray or a tf.Variable")

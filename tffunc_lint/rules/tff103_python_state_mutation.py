@@ -235,7 +235,6 @@ class PythonStateMutation(Rule):
                "tf.Variable, return the value, or move one-time set-up into "
                "`with tf.init_scope():`")
 
-    in_tests = False  # tests record trace-time state on purpose
     triggers = (re.compile(r"\b(?:global|nonlocal)\b"), _ATTRIBUTE_TARGETS)
 
     @classmethod

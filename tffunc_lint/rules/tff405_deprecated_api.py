@@ -62,6 +62,7 @@ class DeprecatedTfFunctionApi(Rule):
     """
 
     code = "TFF405"
+    in_tests = True  # wrong in a test as anywhere
     name = "deprecated-tf-function-api"
     message = "deprecated tf.function API"
     scope = Scope.MODULE
