@@ -534,6 +534,8 @@ class _CallScanner:
             if (isinstance(node.elt, ast.Call)
                     and self._qualified(node.elt.func) == "builtins.iter"):
                 return None, None  # iterators (one per dataset): sources, not the data
+            if isinstance(node.elt, ast.Call) and not _uses_targets(node):
+                return None, None  # ``[model_fn() for _ in range(n)]``: n objects, no data
             return DATA, "a Python list"
         if isinstance(node, ast.GeneratorExp):
             return ITERATOR, "a generator expression"
@@ -676,6 +678,13 @@ class _CallScanner:
                 "the data (and retraces for each new list); use a tf.data.Dataset or a tensor "
                 "instead"))
         return None
+
+
+def _uses_targets(comprehension: ast.ListComp) -> bool:
+    """The element of the comprehension reads one of the names its loops bind."""
+    bound = {n.id for g in comprehension.generators for n in ast.walk(g.target)
+             if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(comprehension.elt))
 
 
 def _loop_targets(loop: ast.AST) -> List[Tuple[ast.AST, ast.expr]]:

@@ -50,7 +50,8 @@ class PythonDataIteratedInGraph(CallSiteReporter, Rule):
     Only call sites in the same module, with data visible there, are seen. Lists of tensors
     or of unknown values are not reported (a fixed structure, such as the outputs of a
     model, is fine to unroll), nor is a list of iterators (`[iter(ds) for ds in datasets]`:
-    one per data source, each advanced on every call). NumPy arrays are not reported: `tf.function` converts them to
+    one per data source, each advanced on every call), nor a list of objects a factory
+    makes without the loop variable (`[model_fn() for _ in range(num_clusters)]`). NumPy arrays are not reported: `tf.function` converts them to
     tensors, and a loop over a tensor argument becomes a graph loop. A function with an
     `input_signature` converts lists to tensors and is not reported either.
 
