@@ -570,3 +570,19 @@ def test_fix_leaves_a_dedented_cell_alone(tmp_path, capsys):
     path.write_text(text, encoding="utf-8")
     run(capsys, "--fix", "--unsafe-fixes", str(path))
     assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("program, expected", [
+    # Kaggle's convolution exercise: eager operations only, so the switch changes nothing
+    ("x = tf.nn.relu(tf.constant([-1.0, 2.0]))\n", []),
+    # a tf.function of its own: the switch makes it eager Python
+    ("@tf.function\ndef step(x):\n    return tf.nn.relu(x)\nstep(tf.constant([1.0]))\n",
+     [(2, 1, 1, "TFF406")]),
+])
+def test_an_eager_switch_matters_only_where_the_program_traces(tmp_path, capsys, program,
+                                                               expected):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(("code", "import tensorflow as tf\n"),
+                             ("code", "tf.config.run_functions_eagerly(True)\n"),
+                             ("code", program)), encoding="utf-8")
+    assert positions(capsys, str(path)) == expected

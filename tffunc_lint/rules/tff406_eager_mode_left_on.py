@@ -77,7 +77,9 @@ class EagerModeLeftOn(Rule):
     block announces with a warning or a log message (`warnings.warn(...)`,
     `logger.warning(...)`): a component that needs eager execution and says so (a bridge to
     host code that reads tensor values), whose slowdown is not silent. If you really mean to run
-    eagerly (a debugging script), add `# noqa: TFF406`.
+    eagerly (a debugging script), add `# noqa: TFF406`. A notebook or script (nothing
+    imports it) with no traced code of its own that lets Keras run no model is not
+    reported: the switch changes nothing there, unless a library it calls traces code.
 
     ## References
     - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
@@ -101,9 +103,17 @@ class EagerModeLeftOn(Rule):
             return
         value = self._switch_value(node)
         if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
-                and not self._switched_off_later() and not self._announced()):
+                and not self._switched_off_later() and not self._announced()
+                and not self._nothing_to_switch()):
             self.report(node, None if qualified == _EAGER_SWITCH else self.message.replace(
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
+
+    def _nothing_to_switch(self) -> bool:
+        """A whole program (a notebook, a script nothing imports) with no traced code of its
+        own that lets Keras run no model: the switch changes nothing there (Kaggle's
+        convolution exercise, which only runs eager operations)."""
+        graph = self.context.graph
+        return graph.whole_program and not graph.traced and not graph.runs_keras
 
     def _block(self) -> Tuple[List[cst.CSTNode], int]:
         """The statements of the innermost block holding the call, and the call's position
