@@ -119,9 +119,8 @@ def traced_once_by_design(context: "FileContext") -> bool:
     per pipeline, then run by tf.data), or a signature factory's function
     (``@tf.function(input_signature=...)`` on a nested def that its enclosing function
     returns without calling, alone or among others: traced for export, then served
-    without Python). Output made
-    while tracing it is all the output it makes; nobody expects it per element or
-    request."""
+    without Python). Output made while tracing it is all the output it makes; nobody
+    expects it per element or request."""
     reason = context.reason
     if reason is None:
         return False
