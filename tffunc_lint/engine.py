@@ -315,7 +315,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1
-        findings = [_file_finding(path, f"syntax error: {error.msg}", line, column)]
+        findings = ([] if _python_2_source(path, text, error) else
+                    [_file_finding(path, f"syntax error: {error.msg}", line, column)])
     except ValueError as error:  # e.g. null bytes in the source
         findings = [_file_finding(path, f"cannot parse file: {error}")]
     except (RecursionError, MemoryError):
@@ -357,6 +358,24 @@ def _noqa_findings(path: str, text: str, lines: List[str], findings: List[Findin
     unchecked = (frozenset(r.code for r in all_rules() if not r.in_tests)
                  if is_test_module(path) else frozenset())
     return [f for rule in rules for f in rule.check_noqa(path, text, used, enabled, unchecked)]
+
+
+#: What only Python 2 source has: a print or exec statement, ``except E, e:``, ``xrange``,
+#: ``raw_input``, ``ur""`` strings, backquotes.
+_PYTHON_2 = re.compile(r"^[ \t]*(?:print|exec)[ \t]+[\"'\w]|^[ \t]*except[ \t]+[\w.]+[ \t]*,"
+                       r"[ \t]*\w+[ \t]*:|\bxrange[ \t]*\(|\braw_input[ \t]*\(|\bur[\"']|`\w",
+                       re.MULTILINE)
+
+
+def _python_2_source(path: str, text: str, error: SyntaxError) -> bool:
+    """A ``.py`` file that Python 3 rejects and that is written for Python 2 (its syntax,
+    or indentation that mixes tabs and spaces next to Python 2 names): not code this linter
+    is for, so not reported (notebooks say their kernel's version in their metadata)."""
+    if not path.endswith(".py"):
+        return False
+    if isinstance(error, TabError) or "Missing parentheses in call to" in (error.msg or ""):
+        return bool(_PYTHON_2.search(text)) or "Missing parentheses" in (error.msg or "")
+    return False
 
 
 def _describe(error: BaseException) -> str:

@@ -152,6 +152,9 @@ class SyntaxErrorRule(Rule):
 
     ## Known problems
     Files are decoded as PEP 263 describes (UTF-8 unless a coding cookie says otherwise).
+    A `.py` file that Python 3 rejects because it is written for Python 2 (a print or exec
+    statement, or tabs mixed with spaces beside Python 2 names such as `xrange`) is skipped,
+    not reported; so is a notebook whose kernel is Python 2.
 
     ## References
     - [Python reference: encoding declarations](https://docs.python.org/3/reference/lexical_analysis.html#encoding-declarations)
