@@ -371,11 +371,9 @@ def _python_2_source(path: str, text: str, error: SyntaxError) -> bool:
     """A ``.py`` file that Python 3 rejects and that is written for Python 2 (its syntax,
     or indentation that mixes tabs and spaces next to Python 2 names): not code this linter
     is for, so not reported (notebooks say their kernel's version in their metadata)."""
-    if not path.endswith(".py"):
-        return False
-    if isinstance(error, TabError) or "Missing parentheses in call to" in (error.msg or ""):
-        return bool(_PYTHON_2.search(text)) or "Missing parentheses" in (error.msg or "")
-    return False
+    statement = "Missing parentheses in call to" in (error.msg or "")  # print x, exec s
+    return path.endswith(".py") and (
+        statement or isinstance(error, TabError) and bool(_PYTHON_2.search(text)))
 
 
 def _describe(error: BaseException) -> str:

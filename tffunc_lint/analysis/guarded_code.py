@@ -264,7 +264,7 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
             # ``if self.h is not None: use it`` / ``else: compute; self.h = h``: the
             # ``else`` runs only while the tested state is unset, as after an early exit.
             tested = _read_test(ancestors[index - 2].test, guards.initialised_targets)
-            if tested and (targets & tested or _sets(_statements(node.body), tested)):
+            if _sets_up(tested, targets, _statements(node.body)):
                 return True
         elif isinstance(node, (cst.IndentedBlock, cst.Module)):
             body = list(node.body)
@@ -275,10 +275,17 @@ def in_lazy_initialization(ancestors: Sequence[cst.CSTNode], targets: Iterable[s
                         and exits(earlier.body)):
                     continue
                 tested = _read_test(earlier.test, guards.initialised_targets)
-                if tested and (targets & tested or _sets(_set_up_statements(
-                        body[position + 1:]), tested)):
+                if _sets_up(tested, targets, _set_up_statements(body[position + 1:])):
                     return True
     return False
+
+
+def _sets_up(tested: FrozenSet[str], targets: FrozenSet[str],
+             statements: Sequence[cst.CSTNode]) -> bool:
+    """Code that runs only while ``tested`` is unset (after an early exit on it, or in the
+    ``else`` of a test that it is set) is one-time set-up when the node sets what was tested
+    or ``statements`` do."""
+    return bool(tested) and bool(targets & tested or _sets(statements, tested))
 
 
 def _replaces_sentinel(statement: cst.CSTNode, tested: FrozenSet[str]) -> bool:

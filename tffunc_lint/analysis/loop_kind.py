@@ -35,14 +35,13 @@ iterates a tensor or a dataset, in a function AutoGraph converts (not one decora
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 from .lazy_libcst import NodeTypes, cst
 
 from .container_provenance import module_scopes
 from .cst_walk import children
-from .module_index import DATASET_CHAIN_METHODS
+from .module_index import DATASET_CHAIN_METHODS, DATASET_NAME
 from .names import assigned_names
 from .tensor_taint import annotation_tree, is_operation, tensor_parameters
 
@@ -56,7 +55,6 @@ _PYTHON_SEQUENCES = frozenset({
     "tensorflow.linalg.svd", "tensorflow.linalg.qr", "tensorflow.while_loop",
     "tensorflow.split_v", "tensorflow.sparse.split", "tensorflow.searchsorted",
 })
-_DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 _DATASET_WRAPPERS = frozenset({"builtins.iter", "builtins.enumerate", "builtins.zip"})
 _SCOPES = NodeTypes("FunctionDef", "Lambda", "ClassDef")
 #: Annotations of Python containers: iterating one is a Python loop, whatever it holds.
@@ -124,6 +122,7 @@ class GraphLoops:
 
     def __init__(self, context, function: cst.FunctionDef, is_method: bool):
         self.resolve = context.qualified_name
+        self.dataset_names = context.graph.index.dataset_names
         sources = tensor_parameters(function.params, is_method, entry=False)
         if any(self._has_signature(d.decorator) for d in function.decorators):
             sources = tensor_parameters(function.params, is_method, entry=True)
@@ -218,9 +217,10 @@ class GraphLoops:
                     continue
                 return False
             if isinstance(node, cst.Name):
-                return node.value in self.datasets or bool(_DATASET_NAME.search(node.value))
+                return node.value in self.datasets or (
+                    self.dataset_names and bool(DATASET_NAME.search(node.value)))
             if isinstance(node, cst.Attribute):
-                return bool(_DATASET_NAME.search(node.attr.value))
+                return self.dataset_names and bool(DATASET_NAME.search(node.attr.value))
             return False
 
     # -- loops --------------------------------------------------------------------------------

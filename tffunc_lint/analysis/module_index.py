@@ -90,7 +90,8 @@ _DATASET_FACTORIES = (
     "keras.preprocessing.timeseries_dataset_from_array",
 )
 DATASET, MANY = "dataset", "datasets"
-_DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
+#: A name that reads as a dataset (``train_ds``, ``dataset``), where ``dataset_names`` holds.
+DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 #: Other libraries' datasets, whose ``.map`` is not tf.data's.
 _OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata")
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
@@ -103,7 +104,9 @@ _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 #: Model methods that trace ``call`` to export it (a SavedModel).
 _KERAS_EXPORTS = frozenset({"save", "export"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
-_EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|run_eagerly\s*=\s*True)")
+#: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
+RUN_EAGERLY = re.compile(r"\brun_eagerly\s*=\s*True\b")
+_EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|%s)" % RUN_EAGERLY.pattern[2:])
 #: ``tf.config.run_functions_eagerly(True)``: tf.function off for the whole process. In a
 #: class's constructor (a bridge to host code that needs values), Keras runs the instance's
 #: methods eagerly; left in a script, TFF406 reports it. Starts with a literal, so the regex
@@ -328,6 +331,10 @@ class ModuleIndex:
 
     bindings: List[Binding] = field(default_factory=list)
     """How module-level statements bind names, in statement order (see ``NameTable``)."""
+    dataset_names: bool = True
+    """A name such as ``train_ds`` or ``dataset`` may be taken for a ``tf.data`` chain:
+    not in a module that uses another library's datasets (Hugging Face ``datasets``,
+    ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
     runs_as_program: bool = False
@@ -540,13 +547,10 @@ class _Indexer:
         self.names = index.names
         targets = [target for _, target in index.imports]
         self.imported_aliases = frozenset(name for name, _ in index.imports)
-        self.dataset_names = not any(
+        index.dataset_names = not any(
             target == "datasets" or target.startswith(_OTHER_DATASETS) for target in targets
         ) and not (index.path.endswith(".ipynb") and not any(
             target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
-        """A name such as ``train_ds`` or ``dataset`` may be taken for a ``tf.data`` chain:
-        not in a module that uses another library's datasets (Hugging Face ``datasets``,
-        ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
         self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int]] = []
         self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
@@ -1254,12 +1258,12 @@ class _Indexer:
                 if node.id in scope.not_datasets:
                     return False
                 if node.id in scope.datasets or (
-                        self.dataset_names and _DATASET_NAME.search(node.id)):
+                        self.index.dataset_names and DATASET_NAME.search(node.id)):
                     return True
                 return (scope is not self.module_scope and node.id in self.module_scope.datasets
                         and node.id not in self._locals(scope))
             if isinstance(node, ast.Attribute):
-                return self.dataset_names and bool(_DATASET_NAME.search(node.attr))
+                return self.index.dataset_names and bool(DATASET_NAME.search(node.attr))
             return False
 
     def _is_strategy(self, node: ast.expr) -> bool:

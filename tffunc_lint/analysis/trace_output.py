@@ -113,6 +113,9 @@ def _is_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.SimpleString, cst.Integer, cst.Float))
 
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def traced_once_by_design(context: "FileContext") -> bool:
     """The code runs in a graph that Python builds once and never calls: the function of a
     dataset transformation (``Dataset.map``, ``filter``, ``interleave`` …: traced once
@@ -129,20 +132,24 @@ def traced_once_by_design(context: "FileContext") -> bool:
         return True
     if root.how != "@tf.function" or (root.path and root.path != context.path):
         return False
-    return _returned_signature(context, root.line)
+    return _returned_signature(context, root.function, root.line)
 
 
-def _returned_signature(context: "FileContext", decorator_line: int) -> bool:
-    """The def decorated at ``decorator_line`` pins an ``input_signature`` and is nested in
-    a function that returns it (alone, in a collection, or its concrete function) and
-    never calls it."""
-    if context.tree is None:
-        return False
-    found = _decorated_at(context.tree, decorator_line)
-    if found is None:
-        return False
-    node, enclosing = found
-    if enclosing is None or not any(
+def _returned_signature(context: "FileContext", qualname: str, decorator_line: int) -> bool:
+    """The def ``qualname`` (decorated at ``decorator_line``) pins an ``input_signature`` and
+    is nested in a function that returns it (alone, in a collection, or its concrete
+    function) and never calls it."""
+    index = context.graph.index
+    outer = qualname.rpartition(".")[0]
+    nodes = [index.nodes.get(key) for key, info in index.functions.items()
+             if info.qualname in (qualname, outer)]
+    # (a def of that name in each branch of an ``if`` has the same qualname: the decorator
+    # line tells them apart)
+    node = next((n for n in nodes if isinstance(n, _DEFS) and n.name == qualname.rpartition(
+        ".")[2] and any(d.lineno == decorator_line for d in n.decorator_list)), None)
+    enclosing = next((n for n in nodes if isinstance(n, _DEFS) and node is not None
+                      and n.lineno < node.lineno <= (n.end_lineno or 0)), None)
+    if node is None or enclosing is None or not any(
             isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
             for d in node.decorator_list if d.lineno == decorator_line):
         return False
@@ -157,23 +164,3 @@ def _returned_signature(context: "FileContext", decorator_line: int) -> bool:
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
             called = called or inner.func.id == name
     return returned and not called
-
-
-def _decorated_at(tree: ast.Module, line: int):
-    """The def with a decorator on ``line`` and the function whose own body defines it
-    (None at module or class level)."""
-    stack = [(tree, None)]
-    while stack:
-        parent, function = stack.pop()
-        for child in ast.iter_child_nodes(parent):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if any(d.lineno == line for d in child.decorator_list):
-                    return child, function
-                if child.lineno <= line <= (child.end_lineno or line):
-                    stack.append((child, child))
-            elif isinstance(child, ast.ClassDef):
-                if child.lineno <= line <= (child.end_lineno or line):
-                    stack.append((child, None))
-            elif isinstance(child, ast.stmt):
-                stack.append((child, function))
-    return None

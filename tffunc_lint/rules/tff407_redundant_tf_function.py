@@ -9,7 +9,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.module_index import KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, lambda_key
+from ..analysis.module_index import (KERAS_GRAPH_METHODS, RUN_EAGERLY, TF_FUNCTION, def_key,
+                                     lambda_key)
 from ..analysis.names import ast_dotted_name
 from ..analysis.test_code import is_test_class, is_test_function
 from ..rule import Rule, Scope
@@ -56,8 +57,10 @@ class _Finder:
         self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
         self.tf_function_uses: Optional[List[Tuple[int, str]]] = None
         """(line, method) of the module's uses of methods as tf.function objects, read once."""
-        self.run_eagerly_line: Optional[int] = None
-        """Where the module asks Keras to run eagerly (0: nowhere), read once."""
+        text = context.text or ""
+        match = RUN_EAGERLY.search(text)
+        self.run_eagerly_line = text.count("\n", 0, match.start()) + 1 if match else None
+        """Where the module asks Keras to run eagerly, if it does."""
 
     def scan(self, tree: ast.Module) -> None:
         self._walk(tree.body, [tree])
@@ -105,27 +108,17 @@ class _Finder:
                     and node.name not in self.context.graph.direct_steps
                     and (node.name != "call" or self._run_by_keras_here(cls))
                     and not _needs_autograph(node)
-                    and self._debugged_eagerly() is not None):
-                self.found[slot] = Redundant(
-                    "keras", f"{kind}.{node.name}", self._debugged_eagerly())
+                    # the one thing the decorator changes: it keeps the method a graph where
+                    # the module asks Keras to run eagerly; elsewhere it only nests a trace
+                    and self.run_eagerly_line is not None):
+                self.found[slot] = Redundant("keras", f"{kind}.{node.name}",
+                                             self.run_eagerly_line)
             return
         private = node.name.startswith("_") and not node.name.endswith("__")
         nested = isinstance(scope, _FUNCTIONS)
         if ((private or nested) and node.name not in self.exported
                 and node.name not in self.context.graph.imported_names):
             self.candidates.append((slot, node, scope, info.qualname))
-
-    def _debugged_eagerly(self) -> Optional[int]:
-        """The line where the module asks Keras to run eagerly (``compile(...,
-        run_eagerly=True)``, ``model.run_eagerly = True``): the one thing a decorator on a
-        Keras method changes, since it keeps the method a graph there. Without it the
-        decorator only adds a nested trace (same results, same export), which is not
-        reported."""
-        if self.run_eagerly_line is None:
-            match = _RUN_EAGERLY.search(self.context.text or "")
-            self.run_eagerly_line = (self.context.text.count("\n", 0, match.start()) + 1
-                                     if match else 0)
-        return self.run_eagerly_line or None
 
     def _run_by_keras_here(self, cls) -> bool:
         """The linted code lets Keras run ``cls``: a module that builds a functional model,
@@ -185,8 +178,6 @@ class _Finder:
             for item in block.items)
 
 
-#: Asking Keras to run a model eagerly, to debug it.
-_RUN_EAGERLY = re.compile(r"\brun_eagerly\s*=\s*True\b")
 #: Scopes that place the ops made in them on a device.
 _DEVICE_SCOPES = frozenset({"tensorflow.device", "tensorflow.compat.v1.device"})
 
