@@ -69,6 +69,8 @@ class Binding:
     repeated: bool = False
     """Runs more than once or updates the old value: in a loop, ``+=``, under ``global``."""
     value: Optional[ast.expr] = None
+    arms: Tuple[Tuple[int, object], ...] = ()
+    """The branches it is written in (see ``_count``), to tell alternatives apart."""
 
 
 @dataclass
@@ -207,10 +209,11 @@ def _rewraps(node: ast.stmt, name: str) -> bool:
             and any(isinstance(arg, ast.Name) and arg.id == name for arg in value.args))
 
 
-def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False
-           ) -> Dict[str, float]:
+def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False,
+           arms: Tuple[Tuple[int, object], ...] = ()) -> Dict[str, float]:
     """How many times each name is bound on the worst path through ``body``; records every
-    binding statement in ``bindings``."""
+    binding statement in ``bindings``, with ``arms``: the path of (statement, branch) pairs
+    that leads to it, a loop marked ``_LOOP`` (see ``exclusive``)."""
     counts: Dict[str, float] = {}
 
     def add(more: Dict[str, float]) -> None:
@@ -219,40 +222,62 @@ def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False
 
     for node in body:
         if isinstance(node, ast.If):
-            add(_alternatives([_count(node.body, bindings, in_loop),
-                               _count(node.orelse, bindings, in_loop)]))
+            add(_alternatives([_count(node.body, bindings, in_loop, arms + ((id(node), 0),)),
+                               _count(node.orelse, bindings, in_loop,
+                                      arms + ((id(node), 1),))]))
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            main = _count(node.body, bindings, in_loop)
-            for name, count in _count(node.orelse, bindings, in_loop).items():
+            main = _count(node.body, bindings, in_loop, arms)
+            for name, count in _count(node.orelse, bindings, in_loop, arms).items():
                 main[name] = main.get(name, 0) + count
-            add(_alternatives([main] + [_count(h.body, bindings, in_loop)
+            add(_alternatives([main] + [_count(h.body, bindings, in_loop, arms)
                                         for h in node.handlers]))
-            add(_count(node.finalbody, bindings, in_loop))
+            add(_count(node.finalbody, bindings, in_loop, arms))
         elif type(node).__name__ == "Match":
-            add(_alternatives([_count(case.body, bindings, in_loop) for case in node.cases]))
+            add(_alternatives([_count(case.body, bindings, in_loop, arms + ((id(node), i),))
+                               for i, case in enumerate(node.cases)]))
         elif isinstance(node, _LOOPS):
             inner: List[Binding] = []
+            looped = arms + ((id(node), _LOOP),)
             if not isinstance(node, ast.While):
-                inner.extend(Binding(n, node.lineno, True, node.iter)
+                inner.extend(Binding(n, node.lineno, True, node.iter, looped)
                              for n in statement_bindings(node))
-            _count(node.body, inner, True)
-            bindings.extend(Binding(b.name, b.line, True, b.value) for b in inner)
+            _count(node.body, inner, True, looped)
+            bindings.extend(Binding(b.name, b.line, True, b.value, b.arms) for b in inner)
             add({b.name: ALWAYS for b in inner})
-            add(_count(node.orelse, bindings, in_loop))
+            add(_count(node.orelse, bindings, in_loop, arms))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for name in statement_bindings(node):
-                bindings.append(Binding(name, node.lineno, in_loop, node.items[0].context_expr))
+                bindings.append(Binding(name, node.lineno, in_loop,
+                                        node.items[0].context_expr, arms))
                 add({name: 1})
-            add(_count(node.body, bindings, in_loop))
+            add(_count(node.body, bindings, in_loop, arms))
         else:
             repeated = in_loop or isinstance(node, ast.AugAssign)
             value = getattr(node, "value", None) or node
             for name in statement_bindings(node):
                 if _rewraps(node, name):
                     continue
-                bindings.append(Binding(name, node.lineno, repeated, value))
+                bindings.append(Binding(name, node.lineno, repeated, value, arms))
                 add({name: ALWAYS if repeated else 1})
     return counts
+
+
+_LOOP = "loop"
+
+
+def exclusive(one: Tuple[Tuple[int, object], ...], other: Tuple[Tuple[int, object], ...]
+              ) -> bool:
+    """Two statements with these ``arms`` (``_count``) are alternatives: they sit in
+    different branches of one ``if``/``match``, and no loop around that statement could run
+    the one after the other."""
+    for (node, branch), (node2, branch2) in zip(one, other):
+        if node != node2:
+            return False
+        if branch == _LOOP:
+            return False
+        if branch != branch2:
+            return True
+    return False
 
 
 def _alternatives(branches: List[Dict[str, float]]) -> Dict[str, float]:
@@ -305,12 +330,15 @@ def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
     it, is defined, and before it is called again, with a line where that happens.
 
     A later binding counts when ``nested`` (or a name it is stored under) is used after it,
-    or in a loop around both that does not also re-create ``nested``. Once ``enclosing``
+    or in a loop around both that does not also re-create ``nested``; not one in another
+    branch of an ``if`` than ``nested`` (``exclusive``). Once ``enclosing``
     returns, its variables keep their last values: no later trace can see an older one.
     An assignment under ``nonlocal`` counts unless its function is set-up code that has
     run before ``nested`` exists (``_runs_before``).
     """
     end = getattr(nested, "end_lineno", nested.lineno)
+    arms = next((b.arms for b in scope.bindings.get(getattr(nested, "name", ""), ())
+                 if b.line == nested.lineno), ())
     found: Dict[str, int] = {}
     for name, line in scope.nonlocal_lines.items():
         if name in scope.local_names and not all(
@@ -321,7 +349,7 @@ def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
     for name, bindings in scope.bindings.items():
         if name in found or name not in scope.local_names:
             continue
-        later = [b for b in bindings if b.line > end]
+        later = [b for b in bindings if b.line > end and not exclusive(b.arms, arms)]
         if not later or not (any(b.repeated for b in later) or len(bindings) >= 2):
             continue
         if uses is None:
@@ -400,6 +428,67 @@ def _stores(value: ast.expr, names: Set[str], nested: ast.AST, resolve) -> bool:
             ast_dotted_name(value.func) or "") in _WRAPPERS:
         value = value.args[0]
     return value is nested or (isinstance(value, ast.Name) and value.id in names)
+
+
+#: Methods that keep what they are given (a function handed to them may be called later).
+_KEEPING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "register",
+                      "__setitem__"})
+
+
+def kept_inside(enclosing: ast.AST, nested: ast.AST, resolve) -> bool:
+    """``nested``, a function written in ``enclosing``, never leaves it: each use of its
+    name (or of a name it is stored under, ``step = tf.function(_step)``) calls it or hands
+    it to a call that does not keep it (``strategy.run(step, ...)``, not ``steps.append``);
+    it is never returned, yielded, stored in an attribute, a container or a global, nor
+    named in a lambda or function that could be (``self.fn = lambda: run(step)``). Each
+    run of ``enclosing`` then makes a new function object, and every call of it happens
+    during that run."""
+    if not isinstance(nested, _FUNCTIONS) or not isinstance(enclosing, _FUNCTIONS):
+        return False
+    names = {nested.name}
+    stores: Set[int] = set()
+    for statement in _scope_statements(enclosing.body):
+        if isinstance(statement, ast.Assign) and _stores(statement.value, names, nested,
+                                                         resolve):
+            if not all(isinstance(t, ast.Name) for t in statement.targets):
+                return False
+            names.update(t.id for t in statement.targets)
+            stores.add(id(statement.value))
+    if names & (_declared(enclosing, ast.Global) | _declared(enclosing, ast.Nonlocal)):
+        return False
+    stack: List[Tuple[ast.AST, Optional[ast.AST], bool]] = [(enclosing, None, False)]
+    while stack:
+        node, parent, deferred = stack.pop()
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            if deferred:
+                return False  # in a lambda or def that may itself be kept for later
+            if not isinstance(parent, ast.Call):
+                if not (isinstance(parent, ast.Attribute)
+                        and parent.attr == "get_concrete_function"):
+                    return False
+            elif parent.func is not node and id(parent) not in stores and (
+                    node not in parent.args or isinstance(parent.func, ast.Attribute)
+                    and parent.func.attr in _KEEPING):
+                return False
+        inner = deferred or node is not enclosing and isinstance(node, _SCOPES)
+        stack.extend((child, node, inner) for child in ast.iter_child_nodes(node))
+    return True
+
+
+def changes_attribute(function: ast.AST, attribute: str, methods: Iterable[str]) -> bool:
+    """``function`` may change ``attribute`` of some object: it assigns or deletes
+    ``x.attribute``, calls ``setattr``, or calls one of ``methods`` (those that assign it)."""
+    methods = frozenset(methods)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(
+                node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "setattr" or isinstance(
+                    func, ast.Attribute) and func.attr in methods:
+                return True
+    return False
 
 
 def _loops(enclosing: ast.AST) -> List[Tuple[int, int]]:
@@ -485,6 +574,23 @@ class Rebinding:
         (or a Keras method), not only under a graph API such as ``Dataset.map`` that traces
         its function once, on the spot."""
         return key in self.entries()
+
+    def one_run(self, key) -> Optional[ast.AST]:
+        """The function during one run of which every call of ``key``'s reused traces
+        happens, or None: each entry point whose trace runs ``key`` is a ``tf.function``
+        written in that function and kept inside it (``kept_inside``), so each run makes
+        and traces new ones, and code that runs only outside it cannot change what a trace
+        of one run has read."""
+        found: Optional[ast.AST] = None
+        for entry in self.entries().get(key, ()):
+            node = self._index.nodes.get(entry)
+            outer = enclosing_functions(self._index, entry)
+            if node is None or not outer or (found is not None and outer[0][1] is not found):
+                return None
+            if not kept_inside(outer[0][1], node, self._resolve):
+                return None
+            found = outer[0][1]
+        return found
 
     def entries(self) -> Dict[object, Set[object]]:
         """Traced function → the entry points (``@tf.function`` defs, Keras methods …) whose

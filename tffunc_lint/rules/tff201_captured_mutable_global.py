@@ -72,7 +72,9 @@ class CapturedMutableGlobal(Rule):
     Names bound once (constants, imports, functions, classes, models) are not reported, nor
     a name that only ever holds `None` and one `tf.Variable`, nor an import repeated (`import
     tensorflow as tf` again). Two bindings in the branches of one `if`/`else` or
-    `try`/`except` are alternatives, not a rebinding. A lazily built global, assigned under
+    `try`/`except` are alternatives, not a rebinding; so is, for a closure variable, a
+    binding in another branch of the `if` than the traced function's `def` (each model type
+    building its own model and step), unless a loop around that `if` could run both. A lazily built global, assigned under
     `global` only in the body of `if NAME is None:` or `if not NAME:` (and not in a loop
     there), gets its one value that way and is not reported; any other assignment of it (a
     reset to `None`) still counts.

@@ -8,7 +8,7 @@ from typing import Dict, Optional, Set, Tuple
 from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
-                                  attribute_rebinding, is_setup_method)
+                                  attribute_rebinding, changes_attribute, is_setup_method)
 from ..rule import Rule
 
 #: Where an attribute is written, not read.
@@ -101,7 +101,12 @@ class CapturedMutableAttribute(Rule):
     value just set; the assignment itself is TFF103's. Nor is an attribute that only the
     traced method itself reassigns, besides set-up (`if self._first_call: build(x)`, then
     `self._first_call = False` at its end): no other code changes it between calls, and
-    TFF103 judges the write. A guard that returns early
+    TFF103 judges the write. Nor is an attribute read by a `tf.function` written inside a
+    method that keeps it there (it calls the function or hands it to a call such as
+    `strategy.run`, never returns or stores it): each run of the method makes and traces a
+    new function, so a change made between runs is read by the next one; a change the
+    method itself makes (an assignment, or a call of a method that assigns the attribute)
+    still counts. A guard that returns early
     (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
     count as plain Python: numbers, strings, booleans, `not x` and arithmetic on literals
     and attributes (`self.step + 1`); a value computed by a call is not judged. The type of a
@@ -172,7 +177,8 @@ class CapturedMutableAttribute(Rule):
                     else facts.rebound_anywhere(attribute))
         if (line is None or self._tests_own_initialisation(node, classes)
                 or self._reset_by_compile(classes, attribute)
-                or passed is None and self._only_set_here(classes, attribute, line)):
+                or passed is None and self._only_set_here(classes, attribute, line)
+                or self._fresh_each_run(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
         self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
@@ -193,6 +199,20 @@ class CapturedMutableAttribute(Rule):
                    if attribute in attributes and not is_setup_method(name)}
         return writers == {method} and not any(
             attr == attribute for _, attr, _ in facts.changes)
+
+    def _fresh_each_run(self, classes: Set[str], attribute: str) -> bool:
+        """Every trace that reads the attribute belongs to a ``tf.function`` made anew by
+        each run of the function it is written in (``Rebinding.one_run``), and that run
+        neither assigns the attribute nor calls a method that does: the changes happen
+        between runs, and the next run traces a new function with the new value."""
+        run = Rebinding.of(self.context).one_run(self.context.function.key)
+        if run is None:
+            return False
+        facts = self.facts(self.context)
+        writers = {name for cls in classes or facts.writers
+                   for name, attributes in facts.writers.get(cls, {}).items()
+                   if attribute in attributes}
+        return not changes_attribute(run, attribute, writers)
 
     def _reset_by_compile(self, classes: Set[str], attribute: str) -> bool:
         """In a Keras ``train_step``/``test_step``/``predict_step`` (or code they call), an
