@@ -16,7 +16,8 @@ from .lazy_libcst import NodeTypes, cst
 
 from ..finding import Finding, TraceReason
 from .graph_context import GraphContext, TracedFunction
-from .guarded_code import in_eager_branch, in_lazy_initialization, in_other_mode
+from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
+                           in_other_mode)
 from .names import NameTable, dotted_name
 
 try:
@@ -84,6 +85,11 @@ class FileContext:
         if self.function is not None and self.function.key in self.graph.index.functions:
             outer = self.graph.index.functions[self.function.key].outer_aliases
         return in_eager_branch(self.ancestors, self.qualified_name, self._predicate, outer)
+
+    def in_non_tensor_branch(self) -> bool:
+        """The node being visited runs only for a value that is not a tensor (see
+        ``guarded_code.in_non_tensor_branch``)."""
+        return in_non_tensor_branch(self.ancestors, self.qualified_name)
 
     def _predicate(self, spelling: str) -> Optional[str]:
         if self.function is None:

@@ -207,6 +207,25 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
     return False
 
 
+def in_non_tensor_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve) -> bool:
+    """The innermost node of ``ancestors`` runs, within its function, only when a value its
+    ``if`` tests is not a tensor (``GuardReader.non_tensor_if``)."""
+    function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
+    tests: Optional[_Tests] = None
+    for index in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[index - 1], ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(parent, (cst.If, cst.IfExp)) and child in (parent.body, parent.orelse):
+            tree = as_ast(parent.test)
+            if tree is None:
+                continue
+            tests = tests or _Tests(resolve, None, function)
+            if tests.reader.non_tensor_if(tree, child is parent.body):
+                return True
+    return False
+
+
 def in_other_mode(ancestors: Sequence[cst.CSTNode], flags: Sequence[Tuple[str, bool]]) -> bool:
     """The innermost node of ``ancestors`` runs, within its function, only when a flag of
     ``self`` has the other value than ``flags`` (see ``TraceReason.flags``) say it has on

@@ -49,6 +49,11 @@ EAGER_CALLS = frozenset({
 _NOT_TENSORFLOW_TYPES = ("numpy.ndarray", "numpy.generic", "torch.", "jax.")
 
 
+#: ``tf.is_tensor(x)``: true for every tensor a trace makes.
+_TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "tensorflow.debugging.is_tensor"})
+_TENSOR_TYPES = frozenset({"tensorflow.Tensor", "tensorflow.python.framework.ops.Tensor"})
+
+
 def _flip(polarity: str) -> str:
     return GRAPH if polarity == EAGER else EAGER
 
@@ -115,6 +120,40 @@ class GuardReader:
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._backend_comparison(test, value)
         return NEVER
+
+    def non_tensor_if(self, test: ast.expr, value: bool) -> bool:
+        """When ``test`` evaluates to ``value``, some value it checks is certainly not a
+        TensorFlow tensor: ``not tf.is_tensor(x)``, the ``else`` of
+        ``isinstance(x, tf.Tensor)``, or a name bound once to such a test. Code there is
+        written for Python and NumPy input (``x.numpy()`` of a result made from a NumPy
+        argument), not for the tensors a trace gets; unlike ``untraced_if``, it may still
+        run while tracing (a Python list passed down), so only rules about tensor values
+        ask it."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.non_tensor_if(test.operand, not value)
+        if isinstance(test, ast.Name) and self.aliases.get(test.id) is not None:
+            alias = self.aliases[test.id]
+            self.aliases[test.id] = None
+            try:
+                return self.non_tensor_if(alias, value)
+            finally:
+                self.aliases[test.id] = alias
+        if isinstance(test, ast.BoolOp):
+            # ``a and b`` true: both are; ``a or b`` false: neither is (one term suffices).
+            if isinstance(test.op, ast.And) == value:
+                return any(self.non_tensor_if(v, value) for v in test.values)
+            return all(self.non_tensor_if(v, value) for v in test.values)
+        if value or not isinstance(test, ast.Call) or test.keywords:
+            return False
+        qualified = self._qualified(test.func)
+        if qualified in _TENSOR_TESTS and len(test.args) == 1:
+            return True
+        if qualified == "builtins.isinstance" and len(test.args) == 2:
+            kind = test.args[1]
+            kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+            names = [self._qualified(k) or "" for k in kinds]
+            return bool(names) and all(n in _TENSOR_TYPES for n in names)
+        return False
 
     def excluded(self, test: ast.expr, known_false: Sequence[ast.expr]) -> bool:
         """Code under ``if <test>:`` after ``if <exit test>: return``: the exit test is known

@@ -65,7 +65,10 @@ class NumpyOnTensor(Rule):
     Static properties are Python values while tracing and are not flagged:
     `np.prod(x.shape)`, `np.sqrt(x.shape[-1])`, `len(x)`, `x.dtype`, and NumPy functions
     that only read them (`np.shape`, `np.ndim`). NumPy on constants (`np.zeros(3)`,
-    `np.float32`, `np.pi`) is fine. Code inside `if tf.executing_eagerly():` is not flagged.
+    `np.float32`, `np.pi`) is fine. Code inside `if tf.executing_eagerly():` is not flagged,
+    nor code written for values that are not tensors: under `if not tf.is_tensor(x):`, in the
+    `else` of `if tf.is_tensor(x):` or `if isinstance(x, tf.Tensor):` (NumPy input to a
+    function that also takes tensors). A trace that passes a Python list there is missed.
 
     ## References
     - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
@@ -94,7 +97,7 @@ class NumpyOnTensor(Rule):
             return
         if not any(is_tainted(self.context, arg.value) for arg in node.args):
             return
-        if self.context.in_eager_branch():
+        if self.context.in_eager_branch() or self.context.in_non_tensor_branch():
             return
         self.report(node, f"{dotted_name(node.func)}() fails while tf.function traces: NumPy "
                           "cannot convert a symbolic tensor to an array; use the TensorFlow op "

@@ -51,7 +51,10 @@ class EagerOnlyCall(Rule):
     under an `if` whose test an earlier `if` of the same block tested and left on every
     traced path (`if cache is not None:` ending in `return` or in
     `if not tf.executing_eagerly(): raise ...`). Code run through
-    `tf.py_function` is eager and not flagged either. `.item()` is flagged only on values that
+    `tf.py_function` is eager and not flagged either, nor calls written for values that are
+    not tensors: under `if not tf.is_tensor(x):` or in the `else` of
+    `if isinstance(x, tf.Tensor):` (a result made from NumPy input turned back into NumPy);
+    a trace that passes a Python list there is missed. `.item()` is flagged only on values that
     are tensors as far as one function shows (the inputs of a function TensorFlow traces
     directly, results of TensorFlow operations, and names derived from them); NumPy arrays
     made elsewhere have a legitimate `.item()`. Any `.numpy()` is reported, whatever its
@@ -79,7 +82,7 @@ class EagerOnlyCall(Rule):
             return  # a module or a class (``tnp.numpy()``), not a tensor
         if func.attr.value == "item" and not is_tainted(self.context, func.value):
             return
-        if self.context.in_eager_branch():
+        if self.context.in_eager_branch() or self.context.in_non_tensor_branch():
             return
         if func.attr.value == "item":
             self.report(node, ".item() does not exist on tensors and fails while tf.function "
