@@ -25,6 +25,8 @@ by TFF401, TFF403 (module scope) and TFF106 (traced scope).
 from __future__ import annotations
 
 import ast
+import bisect
+import math
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
@@ -410,6 +412,7 @@ class _CallScanner:
         self.parents: List[ast.AST] = []
         self.events: List[Tuple[Tuple[int, int], List[Argument]]] = []
         self.generators: Optional[Dict[str, bool]] = None
+        self._module_lines: Optional[Dict[str, List[int]]] = None
 
     # walking ------------------------------------------------------------------------------
     def scan(self, tree: ast.Module) -> CallSites:
@@ -479,9 +482,12 @@ class _CallScanner:
         if not candidates:
             return None
         best = None
+        in_force = self._module_binding(spelling, call)
         for candidate in candidates:
             if candidate.owner is None:
                 # The module-level binding in force at the call (statement order), if any.
+                if in_force is not None and not in_force[0] <= candidate.line < in_force[1]:
+                    continue  # another binding of the name (a plain def) is in force
                 if best is None or best.owner is None and (
                         best.line > call.lineno or candidate.line <= call.lineno):
                     best = candidate
@@ -492,6 +498,26 @@ class _CallScanner:
         if best is not None and best.function is not None and best.function in self.parents:
             return None  # a recursive call, made while tracing
         return best
+
+    def _module_binding(self, name: str, call: ast.Call) -> Optional[Tuple[int, float]]:
+        """Where the module-level binding of ``name`` that a call sees starts, and where
+        the next one starts: for a call in module-level code, the last binding before it
+        (cell order in a notebook); for one in a function, which runs later, the last of
+        all. None when the module never binds the name (a call written before every
+        binding finds no ``def`` in force either)."""
+        if self._module_lines is None:
+            self._module_lines = {
+                bound: sorted({s.lineno for s in statements})
+                for bound, statements in _Frame(None, False).bindings(self.tree).items()}
+        lines = self._module_lines.get(name)
+        if not lines:
+            return None
+        if any(isinstance(p, (*_FUNCTIONS, ast.Lambda)) for p in self.parents):
+            return lines[-1], math.inf
+        index = bisect.bisect_right(lines, call.lineno) - 1
+        if index < 0:
+            return -1, -1.0
+        return lines[index], lines[index + 1] if index + 1 < len(lines) else math.inf
 
     # arguments ----------------------------------------------------------------------------
     def _arguments(self, call: ast.Call, callee: TracedCallable, frame: _Frame

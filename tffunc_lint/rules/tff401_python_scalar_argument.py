@@ -50,7 +50,9 @@ class PythonScalarArgument(CallSiteReporter, Rule):
 
     ## Known problems
     Only calls in the same module are seen, by the name the module gives the `tf.function`
-    (`train(...)`, `self.train(...)` inside the class). A function with an `input_signature`
+    (`train(...)`, `self.train(...)` inside the class); a module-level call reaches the
+    binding of the name in force at that statement (cell order in a notebook), so a call of a
+    plain function of the same name, defined in another cell, is not counted. A function with an `input_signature`
     is never reported, nor one fixed literal used at every call site (a hyper-parameter,
     traced once by design), nor values whose origin is not visible (parameters, attributes).
     Keras `call` methods are traced by Keras, not reported here. Bools are mode flags, two
