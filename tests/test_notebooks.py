@@ -56,7 +56,8 @@ def positions(capsys, *args):
 
 
 IMPORT = ("code", "%load_ext autoreload\n!pip install tensorflow\nimport tensorflow as tf\n")
-PRINT_STEP = ("code", "@tf.function\ndef step(x):\n    print(x)\n    return x\n")
+PRINT_STEP = ("code", "@tf.function\ndef step(x):\n    print(x)\n    return x\n\n\n"
+                      "step(tf.constant(1.0))\n")
 
 
 # -- the TensorFlow guides, rebuilt as notebooks ------------------------------------------------
@@ -140,7 +141,8 @@ def test_names_flow_from_cell_to_cell_in_order(tmp_path, capsys):
         ("md", "text"),
         ("code", "step = tf.function(lambda x: helper(x))\n"),
         ("code", "history = []\n"),
-        ("code", "@tf.function\ndef record(x):\n    history.append(x)\n    return x\n"),
+        ("code", "@tf.function\ndef record(x):\n    history.append(x)\n    return x\n\n\n"
+                 "record(tf.constant(1.0))\n"),
     ), encoding="utf-8")
     assert positions(capsys, str(path)) == [(2, 2, 5, "TFF101"), (6, 3, 5, "TFF102")]
     code, out, _ = run(capsys, "--show-traced", str(path))
@@ -240,6 +242,30 @@ def test_a_script_nothing_imports_is_a_whole_program(tmp_path, capsys, start):
     assert positions(capsys, str(tmp_path)) == [(None, 4 + start.count("\n"), 9, "TFF103")]
 
 
+DISTORTION = ("code", "import numpy as np\n\nclass Distort(tf.keras.layers.Layer):\n"
+              "    def call(self, x):\n        return x * np.random.uniform(0.5, 1.5)\n\n"
+              "    def get_config(self):\n        return super(Distort, self).get_config()\n")
+FIT = ("code", "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+               "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((4, 2)), tf.ones((4, 1)))\n")
+
+
+@pytest.mark.parametrize("use, expected", [
+    # a Coursera lab shows AutoGraph's code for fizzbuzz and never calls it; a vision book's
+    # notebook defines a distortion layer it never uses: a program that never names a
+    # function or class never runs it
+    (("code", "print(tf.autograph.to_code(step.python_function))\n"), []),
+    (("code", "# Distort is kept for a later notebook\n"), [(3, 5, 20, "TFF104")]),
+    (("code", "%timeit step(tf.constant(1.0))\n"), [(2, 3, 5, "TFF101")]),
+    (("code", "model.add(Distort())\n"), [(3, 5, 20, "TFF104")]),
+    (("code", "step(tf.constant(1.0))\n"), [(2, 3, 5, "TFF101")]),
+])
+def test_what_a_program_never_names_is_never_traced(tmp_path, capsys, use, expected):
+    path = tmp_path / "nb.ipynb"
+    step = ("code", "@tf.function\ndef step(x):\n    print(x)\n    return x\n")
+    path.write_text(notebook(IMPORT, step, DISTORTION, FIT, use), encoding="utf-8")
+    assert positions(capsys, str(path)) == expected
+
+
 @pytest.mark.parametrize("training, expected", [
     # MorvanZhou's NLP tutorials: model modules beside the scripts that import them, all
     # trained with eager loops of their own; the models run as the scripts run them.
@@ -331,7 +357,7 @@ def test_noqa_per_cell_line_and_per_file_ignores(tmp_path, capsys):
     path.write_text(notebook(
         IMPORT,
         ("code", "@tf.function\ndef step(x):\n    print(x)  # noqa: TFF101\n"
-                 "    print(x)\n    return x\n"),
+                 "    print(x)\n    return x\n\n\nstep(tf.constant(1.0))\n"),
     ), encoding="utf-8")
     assert positions(capsys, str(path)) == [(2, 4, 5, "TFF101")]
     (tmp_path / "pyproject.toml").write_text(
@@ -388,7 +414,8 @@ def test_reasons_in_python_modules_point_at_notebook_cells(tmp_path, capsys):
     (tmp_path / "helpers.py").write_text("def helper(x):\n    print('in helper')\n    return x\n")
     (tmp_path / "use.ipynb").write_text(notebook(
         ("md", "x"), ("code", "import tensorflow as tf\nfrom helpers import helper\n"),
-        ("code", "@tf.function\ndef step(x):\n    return helper(x)\n")), encoding="utf-8")
+        ("code", "@tf.function\ndef step(x):\n    return helper(x)\n\n\nstep(1.0)\n")),
+        encoding="utf-8")
     code, out, _ = run(capsys, str(tmp_path))
     helpers, use = tmp_path / "helpers.py", tmp_path / "use.ipynb"
     [line] = finding_lines(out)
@@ -461,7 +488,7 @@ FIX_CELLS = (
     IMPORT,
     ("code", "%%time\n@tf.function\ndef step(x):\n    print(x)  # é\n    %time g(x)\n"
              "    return x\n"),
-    ("code", "print('eager, fine')\nx = 1"),
+    ("code", "print('eager, fine')\nx = 1\nstep(tf.constant(1.0))"),
 )
 
 
@@ -555,7 +582,8 @@ def test_a_second_run_from_the_cache_places_findings_the_same(tmp_path, capsys):
 # -- a cell whose first line is indented (IPython removes that indent) -------------------------
 
 
-INDENTED = ("code", "  @tf.function\n  def step(x):\n      print(x)\n      return x\n")
+INDENTED = ("code", "  @tf.function\n  def step(x):\n      print(x)\n      return x\n"
+                    "  step(tf.constant(1.0))\n")
 
 
 def test_an_indented_cell_is_dedented_as_ipython_does_with_columns_kept(tmp_path, capsys):

@@ -31,7 +31,8 @@ CLEAN = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    tf.print(x)\n  
 BAD_NOTEBOOK = json.dumps({"cells": [
     {"cell_type": "markdown", "metadata": {}, "source": ["# A notebook"]},
     {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-     "source": BAD.splitlines(keepends=True)}], "metadata": {}, "nbformat": 4,
+     "source": (BAD + "\n\nf(tf.constant(1.0))\n").splitlines(keepends=True)}],
+    "metadata": {}, "nbformat": 4,
     "nbformat_minor": 5}, indent=1)
 EXPECTED_LINE = f"bad.py:5:5: TFF101 {PrintInTfFunction.message} [traced: @tf.function at line 3]"
 

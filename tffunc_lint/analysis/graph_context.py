@@ -143,12 +143,17 @@ class ProjectGraph:
         # Callables of control-flow APIs: traced when the function calling the API is.
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
         for index in self.by_path.values():
+            unnamed = bool(index.unnamed) and self.whole_program(index)
             for entry in index.entries:
+                if unnamed and index.in_unnamed(entry.line):
+                    continue  # a program that never names the code around it never runs it
                 if entry.within is not None:
                     within.setdefault((index.path, entry.within), []).append(entry)
                     continue
                 enter(index, entry)
             for entry in index.decorated:
+                if unnamed and index.in_unnamed(entry.line):
+                    continue
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
                     add(index.path, entry.decorated, TraceReason(
@@ -177,7 +182,8 @@ class ProjectGraph:
             runs_keras = self.runs_keras(index)
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
-                if kind is None or cls.eager or not runs_keras:
+                if kind is None or cls.eager or not runs_keras or (
+                        unnamed and index.in_unnamed(cls.first_line)):
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else ()
                 for name in KERAS_GRAPH_METHODS:

@@ -340,6 +340,16 @@ class ModuleIndex:
     runs_as_program: bool = False
     """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
     its command line at module level (``args = parser.parse_args()``)."""
+    unnamed: Tuple[Tuple[int, int], ...] = ()
+    """Of a notebook: the lines (decorators included) of module-level defs and
+    classes whose name its text has nowhere else, not even in a comment or a masked
+    ``%timeit`` line (``f.python_function``, the undecorated function, does not count).
+    The notebook never runs them, nor the code written in them. (Not of a script: linted on
+    its own, by pre-commit or flake8, a module with a main guard looks like one even when
+    other modules import its functions.)"""
+
+    def in_unnamed(self, line: int) -> bool:
+        return any(first <= line <= last for first, last in self.unnamed)
 
     @property
     def names(self) -> NameTable:
@@ -354,6 +364,8 @@ class ModuleIndex:
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
+        if path.endswith(".ipynb"):
+            index.unnamed = _unnamed(tree, lines)
         _collect_imports(index, tree, module, is_package)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
@@ -1279,6 +1291,30 @@ class _Indexer:
         if line.isascii():
             return node.col_offset
         return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+
+
+#: An identifier, and whether ``.python_function`` (the undecorated function) follows it.
+_WORD = re.compile(r"[A-Za-z_]\w*(\s*\.\s*python_function\b)?")
+
+
+def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], ...]:
+    """Module-level defs and classes named only within themselves (see
+    ``ModuleIndex.unnamed``); one pass over the text, whatever its size."""
+    spans: Dict[str, List[Tuple[int, int]]] = {}
+    for statement in tree.body:
+        if isinstance(statement, _SCOPES):
+            first = min([statement.lineno] + [d.lineno for d in statement.decorator_list])
+            spans.setdefault(statement.name, []).append((first, statement.end_lineno))
+    if not spans:
+        return ()
+    named: Set[str] = set()
+    for number, line in enumerate(lines, 1):
+        for match in _WORD.finditer(line):
+            word = match.group(0) if match.group(1) is None else None
+            if word in spans and word not in named and not any(
+                    first <= number <= last for first, last in spans[word]):
+                named.add(word)
+    return tuple(span for name, found in spans.items() if name not in named for span in found)
 
 
 def _starts_program(statement: ast.stmt) -> bool:
