@@ -18,7 +18,7 @@ from tests.test_cli import (ALL_RULES, PRINT_ONLY, Result, assert_usage_error, f
 LINE_OF = {"TFF405": 3, "TFF101": 5, "TFF301": 6}
 KNOWN_KEYS = ("cache-dir, exclude, extend-exclude, extend-ignore, extend-select, "
               "extra-traced-decorators, force-exclude, ignore, per-file-ignores, "
-              "respect-gitignore, select")
+              "respect-gitignore, select, tensorflow-version")
 
 
 def write_config(directory: str, body: str) -> Path:
@@ -243,6 +243,11 @@ def test_command_line_overrides_the_file(capsys, body, args, codes):
      "[tool.tffunc-lint] key 'per-file-ignores.tests/*' must be a list of strings"),
     ('per-file-ignores = ["tests/*"]\n',
      "[tool.tffunc-lint] key 'per-file-ignores' must be a table of glob = [codes]"),
+    ('tensorflow-version = 2.4\n',
+     "[tool.tffunc-lint] key 'tensorflow-version': must be a string"),
+    ('tensorflow-version = "two"\n',
+     "[tool.tffunc-lint] key 'tensorflow-version': not a version specifier: 'two' "
+     '(e.g. "2.4", ">=2.4,<2.9", "==2.2.0")'),
 ])
 def test_invalid_configuration(capsys, tmp_path, body, problem):
     write_config(".", body)

@@ -21,13 +21,15 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib
 
+from .requirements import SpecifierError, bounds
 from .rules.catalog import CATALOG
 
 SECTION = "tffunc-lint"
 _LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude",
               "extend-exclude", "extra-traced-decorators")
 _BOOLEAN_KEYS = ("force-exclude", "respect-gitignore")
-KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOLEAN_KEYS + ("per-file-ignores", "cache-dir"))
+KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOLEAN_KEYS + ("per-file-ignores", "cache-dir",
+                                                     "tensorflow-version"))
 
 #: The default ``exclude``: directories of tools, caches, builds and installed packages
 #: (ruff's and flake8's usual suspects). Setting ``exclude`` replaces it; ``extend-exclude``
@@ -95,6 +97,9 @@ class Settings:
     unsafe_fixes: bool = False
     cache_dir: Optional[str] = None
     """Where results are cached (``cache-dir``; default: ``.tffunc_lint_cache`` in ``root``)."""
+    tensorflow_version: Optional[str] = None
+    """The TensorFlow versions the project supports (``tensorflow-version``, a specifier
+    such as ``">=2.4"``); unset, what the project's requirements declare is read."""
     root: str = "."
     source: str = ""
     enabled: FrozenSet[str] = field(default=frozenset(), compare=False)
@@ -252,6 +257,16 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
         if not isinstance(table["cache-dir"], str) or not table["cache-dir"]:
             raise ConfigError(f"{origin}: [tool.{SECTION}] key 'cache-dir' must be a path")
         values["cache_dir"] = os.path.join(str(pyproject.parent), table["cache-dir"])
+    if "tensorflow-version" in table:
+        spec = table["tensorflow-version"]
+        try:
+            if not isinstance(spec, str):
+                raise SpecifierError("must be a string")
+            bounds(spec)
+        except SpecifierError as error:
+            raise ConfigError(f"{origin}: [tool.{SECTION}] key 'tensorflow-version': "
+                              f"{error}") from None
+        values["tensorflow_version"] = spec
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{origin}: [tool.{SECTION}] key 'per-file-ignores' must be a table "

@@ -435,6 +435,7 @@ class _Analysis:
         names = self.index.names.refined(self.graph.names)
         context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
+        context.tensorflow_setting = self.settings.tensorflow_version
         rule_classes = _enabled_rules(self.enabled)
         if is_test_module(self.path):
             rule_classes = [r for r in rule_classes if r.in_tests]

@@ -17,6 +17,7 @@ import gc
 import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import requirements
 from .cache import Cache, file_key, fingerprint, paused_gc
 from .config import Settings
 from .engine import lint_file, lint_source
@@ -248,7 +249,9 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 known = settings_keys[id(settings)] = (settings, fingerprint(settings))
             source = sources[path] = _read(path)
             if source is not None:  # unreadable: linted (and reported) every time
-                keys[path] = file_key(path, module_name_for(path), source, known[1])
+                # The versions the project declares count as settings (TFF405 reads them).
+                keys[path] = file_key(path, module_name_for(path), source, known[1] + str(
+                    requirements.for_file(path, settings.tensorflow_version)))
         project_key = _project_key(files, keys)
         summary = _load_summary(cache, files, project_key)
         if summary is not None and findings_only:

@@ -14,6 +14,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from .lazy_libcst import NodeTypes, cst
 
+from .. import requirements
 from ..finding import Finding, TraceReason
 from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
@@ -51,6 +52,8 @@ class FileContext:
         """The traced function being visited (None in module-scope code)."""
         self.local_names: FrozenSet[str] = frozenset()
         self.unsafe_fixes = False
+        self.tensorflow_setting: Optional[str] = None
+        """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
@@ -85,6 +88,11 @@ class FileContext:
         if self.function is not None and self.function.key in self.graph.index.functions:
             outer = self.graph.index.functions[self.function.key].outer_aliases
         return in_eager_branch(self.ancestors, self.qualified_name, self._predicate, outer)
+
+    def tensorflow_versions(self) -> Optional[str]:
+        """The TensorFlow versions the file is written for, as a specifier (the setting,
+        else the project's declared requirement), or None when nothing says."""
+        return requirements.for_file(self.path, self.tensorflow_setting)
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

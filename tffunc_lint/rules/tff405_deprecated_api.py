@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..analysis.lazy_libcst import cst
 
+from ..requirements import has_everywhere
 from ..rule import Rule, Scope
 
 _RENAMED_ARGUMENTS = {
@@ -13,6 +14,8 @@ _RENAMED_ARGUMENTS = {
 _RENAMED_FUNCTIONS = {
     "tensorflow.config.experimental_run_functions_eagerly": "run_functions_eagerly",
 }
+#: The TensorFlow release that added each replacement.
+_SINCE = {"reduce_retracing": (2, 9), "jit_compile": (2, 5), "run_functions_eagerly": (2, 3)}
 
 
 class DeprecatedTfFunctionApi(Rule):
@@ -52,7 +55,13 @@ class DeprecatedTfFunctionApi(Rule):
     ```
 
     ## Known problems
-    Only calls that resolve to TensorFlow through the module's imports are recognised; a
+    A replacement is suggested only where every TensorFlow version the project supports has
+    it (`reduce_retracing=` from 2.9, `jit_compile=` from 2.5, `run_functions_eagerly` from
+    2.3): the `tensorflow-version` setting (`">=2.4"`), else the TensorFlow requirement of the
+    nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`), `setup.cfg`
+    (`install_requires`) or `setup.py` above the file, up to the project's root
+    (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); a version named only in
+    prose or a container image is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
     keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
     already present.
 
@@ -69,19 +78,23 @@ class DeprecatedTfFunctionApi(Rule):
     triggers = tuple(_RENAMED_ARGUMENTS) + ("experimental_run_functions_eagerly",)
     fixable = True
 
+    def _available(self, new: str) -> bool:
+        """Every TensorFlow version the project supports has the replacement."""
+        return has_everywhere(self.context.tensorflow_versions(), _SINCE[new])
+
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
         if qualified == "tensorflow.function":
             present = {arg.keyword.value for arg in node.args if arg.keyword is not None}
             for arg in node.args:
                 new = _RENAMED_ARGUMENTS.get(arg.keyword.value) if arg.keyword else None
-                if new is None:
+                if new is None or not self._available(new):
                     continue
                 replacement = (arg.with_changes(keyword=cst.Name(new))
                                if new not in present else None)
                 self.report(arg, f"`{arg.keyword.value}=` is deprecated; use `{new}=`",
                             replacement=replacement)
-        elif qualified in _RENAMED_FUNCTIONS:
+        elif qualified in _RENAMED_FUNCTIONS and self._available(_RENAMED_FUNCTIONS[qualified]):
             new = _RENAMED_FUNCTIONS[qualified]
             replacement = (node.func.with_changes(attr=cst.Name(new))
                            if isinstance(node.func, cst.Attribute) else None)

@@ -1,0 +1,114 @@
+"""TFF405 suggests a replacement only where every TensorFlow version the project supports
+has it: the ``tensorflow-version`` setting, else the project's declared requirement."""
+
+from __future__ import annotations
+
+import pytest
+
+from tffunc_lint import requirements
+from tffunc_lint.requirements import SpecifierError, bounds, has_everywhere
+from tests.test_cli import reported, run, write
+
+RELAX = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" \
+        "    return x\n"
+COMPILE = "import tensorflow as tf\n\n@tf.function(experimental_compile=True)\ndef f(x):\n" \
+          "    return x\n"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    requirements.declared.cache_clear()  # each test writes its own project files
+    yield
+    requirements.declared.cache_clear()
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("2.4", ((2, 4), None)),
+    (">=2.4,<2.9", ((2, 4), (2, 9))),
+    ("==2.2.0", ((2, 2), (2, 3))),
+    ("==2.4.*", ((2, 4), (2, 5))),
+    ("~=2.4", ((2, 4), (3, 0))),
+    ("~=2.4.1", ((2, 4), (2, 5))),
+    ("<=2.8", (None, (2, 9))),
+    ("!=2.5", (None, None)),
+])
+def test_bounds(spec, expected):
+    assert bounds(spec) == expected
+
+
+@pytest.mark.parametrize("spec", ["two", ">=", "2.4; python_version<'3.8'", ""])
+def test_bad_specifiers_raise(spec):
+    with pytest.raises(SpecifierError):
+        bounds(spec)
+
+
+@pytest.mark.parametrize("spec, since, expected", [
+    (None, (2, 9), True),          # nothing declared: the newest is targeted
+    (">=2.9", (2, 9), True),
+    (">=2.4", (2, 9), False),      # 2.4 to 2.8 lack it
+    ("<2.9", (2, 9), False),       # no supported version has it
+    ("<2.12", (2, 9), True),       # no lower bound: as if the newest were targeted
+    ("==2.2.0", (2, 5), False),
+])
+def test_has_everywhere(spec, since, expected):
+    assert has_everywhere(spec, since) is expected
+
+
+@pytest.mark.parametrize("name, content", [
+    # Packt's image-generation book pins the GPU package in its requirements
+    ("requirements.txt", "numpy\ntensorflow_gpu==2.2.0  # the book's version\n"),
+    ("requirements-gpu.txt", "tensorflow[and-cuda]>=2.4,<2.9 ; sys_platform == 'linux'\n"),
+    ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["tensorflow>=2.4"]\n'),
+    ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    tensorflow~=2.6\n"),
+    ("setup.py", "from setuptools import setup\nsetup(install_requires=['tensorflow>=2.4'])\n"),
+])
+def test_a_declared_older_tensorflow_keeps_the_old_spelling(capsys, name, content):
+    write(name, content)
+    write("chapter/notebook_code.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "chapter/notebook_code.py")) == []
+
+
+def test_the_replacement_is_suggested_where_every_version_has_it(capsys):
+    write("requirements.txt", "tensorflow>=2.6\n")
+    write("a.py", COMPILE)   # jit_compile exists from 2.5
+    write("b.py", RELAX)     # reduce_retracing only from 2.9
+    assert reported(run(capsys, "--no-cache", "a.py", "b.py")) == [("a.py", 3, "TFF405")]
+
+
+def test_the_nearest_declaration_decides_and_the_walk_stops_at_the_project_root(capsys):
+    write("requirements.txt", "tensorflow==2.4.0\n")
+    write("new/setup.py",
+          "from setuptools import setup\nsetup(install_requires=['tensorflow>=2.10'])\n")
+    write("new/a.py", RELAX)
+    write("old/a.py", RELAX)
+    write("other/pyproject.toml", '[project]\nname = "other"\n')  # a root that says nothing
+    write("other/a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "new", "old", "other")) == [
+        ("new/a.py", 3, "TFF405"), ("other/a.py", 3, "TFF405")]
+
+
+def test_the_setting_overrides_the_declaration(capsys):
+    write("requirements.txt", "tensorflow==2.2.0\n")
+    write("pyproject.toml", '[tool.tffunc-lint]\ntensorflow-version = ">=2.9"\n')
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
+    write("pyproject.toml", '[tool.tffunc-lint]\ntensorflow-version = "2.4"\n')
+    write("requirements.txt", "tensorflow>=2.10\n")
+    requirements.declared.cache_clear()
+    assert reported(run(capsys, "--no-cache", "a.py")) == []
+
+
+def test_a_changed_declaration_is_not_hidden_by_the_cache(capsys):
+    write("a.py", RELAX)
+    assert reported(run(capsys, "a.py")) == [("a.py", 3, "TFF405")]
+    write("requirements.txt", "tensorflow==2.4.0\n")
+    requirements.declared.cache_clear()  # a new run: the process reads the files again
+    assert reported(run(capsys, "a.py")) == []
+
+
+def test_unreadable_project_files_declare_nothing(capsys):
+    write("setup.py", "def broken(:\n")
+    write("pyproject.toml", b"[project\n")
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
