@@ -53,6 +53,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: Code that may run later, or more than once.
 _DEFERRED = (*_SCOPES, *_LOOPS, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _TF_VARIABLE = "tensorflow.Variable"
+_TF_GRADIENT_TAPE = "tensorflow.GradientTape"
 _TF_FUNCTION = "tensorflow.function"
 _GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
 _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
@@ -110,7 +111,8 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
         elsewhere = [b for b in in_functions.get(name, []) if b.repeated]
         if not elsewhere and counts.get(name, 0) < 2:
             continue
-        if _tracked_state(module_level + in_functions.get(name, []), resolve):
+        if _tracked_state(module_level + in_functions.get(name, []), resolve) or _tapes(
+                module_level + in_functions.get(name, []), resolve):
             continue
         if not elsewhere and len({_import_target(b) for b in module_level}) == 1 and \
                 _import_target(module_level[0]) is not None:
@@ -154,6 +156,15 @@ def _tracked_state(found: List[Binding], resolve) -> bool:
             continue
         return False
     return variables <= 1
+
+
+def _tapes(found: List[Binding], resolve) -> bool:
+    """Every binding is a ``tf.GradientTape()`` (``with tf.GradientTape() as tape:`` in a
+    training loop): a trace reads the tape only to build gradient ops into its graph, which
+    later calls run on the current values; a newer tape changes nothing there."""
+    return bool(found) and all(
+        isinstance(b.value, ast.Call)
+        and resolve(ast_dotted_name(b.value.func) or "") == _TF_GRADIENT_TAPE for b in found)
 
 
 def _global_assignments(tree: ast.Module) -> Dict[str, List[Binding]]:

@@ -70,7 +70,9 @@ class CapturedMutableGlobal(Rule):
     function (configuration API such as `set_backend(name)`), is not reported: there is no
     sign it runs between two calls; users typically call it up front.
     Names bound once (constants, imports, functions, classes, models) are not reported, nor
-    a name that only ever holds `None` and one `tf.Variable`, nor an import repeated (`import
+    a name that only ever holds `None` and one `tf.Variable`, nor one that only ever holds a
+    `tf.GradientTape` (the tape a training loop makes on every pass: a trace reads it only
+    to build gradient ops into its graph), nor an import repeated (`import
     tensorflow as tf` again). Two bindings in the branches of one `if`/`else` or
     `try`/`except` are alternatives, not a rebinding; so is, for a closure variable, a
     binding in another branch of the `if` than the traced function's `def` (each model type
