@@ -141,3 +141,11 @@ def for_file(path: str, setting: Optional[str]) -> Optional[str]:
     """The TensorFlow versions a file is written for: the ``tensorflow-version`` setting,
     else what its project declares."""
     return setting or declared(os.path.dirname(os.path.abspath(path)))
+
+
+def has_anywhere(spec: Optional[str], since: Version) -> bool:
+    """Some version ``spec`` allows has what appeared in ``since`` (True when unknown)."""
+    if not spec:
+        return True
+    _, high = bounds(spec)
+    return high is None or high > since

@@ -10,6 +10,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
+from ..analysis.keras_version import keras_2_only
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -89,7 +90,9 @@ class VariableCreatedInTfFunction(Rule):
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
     call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
     (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
-    `tf_keras` (Keras 2, no seed variable) they are not, nor where they are made only under
+    `tf_keras` (Keras 2, no seed variable) they are not, nor in a module written for Keras 2
+    (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
+    `K.dot`, or its project supports only TensorFlow older than 2.16), nor where they are made only under
     a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
     dropout switched on by configuration, which nothing shows is ever on (a rate of 0 holds
     no seed variable either). A variable created inside
@@ -131,7 +134,8 @@ class VariableCreatedInTfFunction(Rule):
         return (module == "keras.layers" and name in _LAYERS_WITH_SEED
                 and not self.context.names.imported_from(dotted_name(node.func) or "",
                                                          "tf_keras")
-                and not self._optional_by_rate(node))
+                and not self._optional_by_rate(node)
+                and not self.context.fact("keras-2-only", keras_2_only))
 
     def _optional_by_rate(self, node: cst.Call) -> bool:
         """Made only under a test of its own rate (``if self.drop_rate: x = Dropout(
