@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tffunc_lint import requirements
-from tffunc_lint.requirements import SpecifierError, bounds, has_everywhere
+from tffunc_lint.requirements import SpecifierError, bounds, has_anywhere, has_everywhere
 from tests.test_cli import reported, run, write
 
 RELAX = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" \
@@ -53,6 +53,17 @@ def test_bad_specifiers_raise(spec):
 ])
 def test_has_everywhere(spec, since, expected):
     assert has_everywhere(spec, since) is expected
+
+
+@pytest.mark.parametrize("spec, since, expected", [
+    (None, (2, 16), True),
+    (">=2.4", (2, 16), True),
+    (">=2.4,<2.16", (2, 16), False),   # Keras 3 came with 2.16: never there
+    ("==2.15.1", (2, 16), False),
+    ("<2.17", (2, 16), True),
+])
+def test_has_anywhere(spec, since, expected):
+    assert has_anywhere(spec, since) is expected
 
 
 @pytest.mark.parametrize("name, content", [
