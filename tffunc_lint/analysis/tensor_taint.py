@@ -18,8 +18,8 @@ on (loop bodies are walked twice, so a name tainted late in a loop is tainted in
 loop); the two branches of an ``if`` are walked apart, each from the taint before it, and
 joined after it. Static properties break the taint:
 ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
-``int(x)`` … are plain Python values while tracing, and so are the results of NumPy calls
-(a NumPy call on a tensor is reported once, where it happens), of ``tf.nest.map_structure``
+``int(x)`` … are plain Python values while tracing, and so are the results of NumPy and
+SciPy calls (arrays; a NumPy call on a tensor is reported once, where it happens), of ``tf.nest.map_structure``
 with a lambda that returns such values, and of a local lambda that does
 (``shape = lambda d: tf.nest.map_structure(lambda x: list(x.shape), d)``).
 
@@ -57,6 +57,9 @@ STATIC_CALLS = frozenset({
     "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir", "tensorflow.io.gfile.isdir",
     "tensorflow.gfile.GFile", "tensorflow.gfile.Open",
 })
+#: Libraries whose functions answer with NumPy arrays or Python values, never tensors (given
+#: a tensor while tracing, they fail where they are called).
+_ARRAY_LIBRARIES = ("numpy.", "scipy.")
 #: Keras ops that answer with a Python value: ``keras.ops.ndim(x)`` is the static rank.
 _KERAS_STATIC_OPS = frozenset({"ndim"})
 #: Namespaces of TensorFlow whose functions are operations: their results are tensors.
@@ -134,7 +137,7 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     if qualified == "tensorflow.nest.map_structure" and node.args and _static_lambda(
             node.args[0].value, tainted, resolve):
         return False
-    if qualified in STATIC_CALLS or (qualified or "").startswith("numpy.") or (
+    if qualified in STATIC_CALLS or (qualified or "").startswith(_ARRAY_LIBRARIES) or (
             (qualified or "").startswith("keras.")
             and qualified.rpartition(".")[2] in _KERAS_STATIC_OPS):
         return False
