@@ -19,8 +19,9 @@ loop); the two branches of an ``if`` are walked apart, each from the taint befor
 joined after it. Static properties break the taint:
 ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
 ``int(x)`` … are plain Python values while tracing, and so are the results of NumPy and
-SciPy calls (arrays; a NumPy call on a tensor is reported once, where it happens), of ``tf.nest.map_structure``
-with a lambda that returns such values, and of a local lambda that does
+SciPy calls (arrays; a NumPy call on a tensor is reported once, where it happens), of
+``tf.nest.map_structure`` with a lambda that returns such values, and of a local lambda that
+does
 (``shape = lambda d: tf.nest.map_structure(lambda x: list(x.shape), d)``).
 
 :func:`is_tainted` answers for one LibCST expression visited in traced code; the walk of a
