@@ -431,6 +431,25 @@ def test_other_languages_are_skipped(tmp_path, capsys):
     assert (code, finding_lines(out), err) == (0, [], "")
 
 
+@pytest.mark.parametrize("kernel, skipped", [
+    # Swift for TensorFlow on Colab: only the kernel's name says the language
+    ({"name": "swift", "display_name": "Swift"}, True),
+    ({"name": "ir", "display_name": "R"}, True),
+    ({"name": "julia-1.9", "display_name": "Julia 1.9.3"}, True),
+    # a Python environment's kernel, whatever its name
+    ({"name": "tf2", "display_name": "TensorFlow 2 (rust-free)"}, False),
+    ({"name": "conda-env-ml-py", "display_name": "Python [conda env:ml]"}, False),
+])
+def test_a_kernel_of_another_language_is_skipped(tmp_path, capsys, kernel, skipped):
+    path = tmp_path / "k.ipynb"
+    data = json.loads(notebook(("code", 'let np = Python.import("numpy")\n')))
+    data["metadata"] = {"kernelspec": kernel}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = run(capsys, str(path))
+    assert ([line.split(": ")[1][:6] for line in finding_lines(out)]
+            == ([] if skipped else ["TFF000"]))
+
+
 def test_python_2_notebooks_are_skipped(tmp_path, capsys):
     # an old course notebook on a python2 kernel: `print i` is its Python
     data = json.loads(notebook(("code", "for i in range(2):\n    print i\n")))

@@ -207,6 +207,12 @@ def _short(error: BaseException) -> str:
     return str(error).splitlines()[0][:200] if str(error) else type(error).__name__
 
 
+#: Kernel names of other languages (Swift for TensorFlow, R, Julia, Scala, JavaScript …).
+_OTHER_KERNEL = re.compile(r"(?:swift|ir|r|julia|scala|javascript|typescript|kotlin|java|"
+                           r"rust|go|xcpp|c\+\+|bash|sas|matlab|octave|ruby|haskell|sparkr|"
+                           r"apache_toree|deno|tslab|evcxr|gophernotes)(?:[-_ ]?[0-9.]*)$")
+
+
 def _is_python(data: dict) -> bool:
     """A notebook whose metadata names another language (R, Julia), or Python 2 (a
     ``python2`` kernel, language version 2.x), is not linted."""
@@ -221,7 +227,11 @@ def _is_python(data: dict) -> bool:
         value = metadata.get(key)
         if isinstance(value, dict) and isinstance(value.get(inner), str):
             return value[inner].strip().lower() in ("python", "python3", "ipython", "")
-    return True
+    # Only a kernel's name (Colab writes ``{"name": "swift", "display_name": "Swift"}``):
+    # the names of other languages' kernels, never a Python environment's.
+    names = [str(kernel.get(k, "")) for k in ("name", "display_name")] if isinstance(
+        kernel, dict) else []
+    return not any(_OTHER_KERNEL.match(name.strip().lower()) for name in names)
 
 
 # -- masking IPython syntax -----------------------------------------------------------------
