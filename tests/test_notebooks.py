@@ -325,6 +325,8 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
         # doctest prompts, which IPython strips (diffusers' Korean docs)
         ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
+        # an indented cell magic, which IPython dedents first (Google Cloud's ML course)
+        ("code", " %%bash\n gcloud ai custom-jobs create \\\n   --region=us-central1\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -338,6 +340,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "\n\n\n\n",
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
+        "\n\n\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

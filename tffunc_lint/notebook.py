@@ -240,12 +240,13 @@ def _is_python(data: dict) -> bool:
 def _mask(cell: _Cell) -> None:
     lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in cell.lines]
     cell.masked = list(lines)
-    # The cell magic on the first line; Colab also runs one after comment lines.
+    # The cell magic on the first line; Colab also runs one after comment lines, and
+    # IPython one on an indented first line, which its leading_indent transformer dedents.
     first = next((i for i, line in enumerate(lines)
                   if line.strip() and not line.lstrip().startswith("#")), None)
     if first is not None:
         magic = _CELL_MAGIC.match(lines[first].lstrip())
-        if magic and lines[first][:1] == "%":
+        if magic and (lines[first][:1] == "%" or first == 0):
             if magic.group("name") not in PYTHON_CELL_MAGICS:
                 cell.masked = ["\n"] * len(lines)
                 cell.changed = dict(enumerate(lines))
