@@ -15,7 +15,9 @@ nothing is left behind for later calls or for code outside the trace.
 
 :func:`restored_on_exit` recognises the two spellings: a generator that assigns the target
 both before and after a ``yield`` (or in a ``finally`` around it), and an ``__enter__``
-whose class's ``__exit__`` assigns the target too. :func:`set_around_a_call` finds the
+whose class's ``__exit__`` assigns the target too; and, in straight-line code, a value kept
+in a local, the target set, a call, and the target set back from the local
+(``_saved_and_restored``). :func:`set_around_a_call` finds the
 same shape around one call in a ``__call__``: a flag set, the call, the flag set back.
 """
 
@@ -39,6 +41,8 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     yields = [node.lineno for node in _own_nodes(function.body)
               if isinstance(node, (ast.Yield, ast.YieldFrom))]
     stores = _stores(function.body, target)
+    if stores and _saved_and_restored(function.body, target):
+        return True
     for node in _own_nodes(function.body):
         if isinstance(node, ast.Try) and node.finalbody:
             restores = _stores(node.finalbody, target)
@@ -53,6 +57,30 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     exit_method = next((node for node in (cls.body if cls else ())
                         if isinstance(node, _FUNCTIONS) and node.name == "__exit__"), None)
     return exit_method is not None and bool(_stores(exit_method.body, target))
+
+
+def _saved_and_restored(body: Sequence[ast.stmt], target: str) -> bool:
+    """``body`` keeps the old value in a local, sets the target, calls something, and sets
+    the target back from that local, all in its own statements (tfimm's weight-standardised
+    convolution: ``orig = self.kernel``, ``self.kernel = standardised``,
+    ``x = super().call(x)``, ``self.kernel = orig``)."""
+    saved: Set[str] = set()
+    changed = False
+    for statement in body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            if changed and any(isinstance(n, ast.Call) for n in ast.walk(statement)):
+                changed = "called"
+            continue
+        left, value = statement.targets[0], statement.value
+        if isinstance(left, ast.Name) and ast_dotted_name(value) == target:
+            saved.add(left.id)
+        elif ast_dotted_name(left) == target:
+            if isinstance(value, ast.Name) and value.id in saved and changed == "called":
+                return True
+            changed = changed or bool(saved)
+        elif changed and any(isinstance(n, ast.Call) for n in ast.walk(value)):
+            changed = "called"
+    return False
 
 
 def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
