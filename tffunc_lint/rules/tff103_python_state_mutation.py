@@ -188,7 +188,10 @@ class PythonStateMutation(Rule):
     Not reported: code inside `with tf.init_scope():`; a context manager that sets state
     for its `with` block and sets it back on exit (assignments before and after the `yield`
     of a generator, or in `__enter__` and `__exit__`), or a function that sets it in a
-    `try` and sets it back in its `finally`: the state opens and closes within the trace; the lazy-initialisation pattern
+    `try` and sets it back in its `finally`, or keeps the old value in a local, sets the
+    attribute, calls something and sets it back from the local (`orig = self.kernel`,
+    `self.kernel = standardised`, `x = super().call(x)`, `self.kernel = orig`): the state
+    opens and closes within the trace; the lazy-initialisation pattern
     `if self.v is None: self.v = tf.Variable(...)` (or `if not hasattr(self, "v"):`, or
     a Python flag whose guarded code only creates variables and layers, computes their
     initial values, or does Python work; a layer called there only to build it, its result
