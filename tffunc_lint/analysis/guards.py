@@ -451,6 +451,18 @@ def flag_tests(test: ast.expr) -> Dict[str, bool]:
 FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
 
+def clears_tested_flag(body: Sequence[ast.stmt], test: ast.expr) -> bool:
+    """``body`` (not its nested functions) clears a flag of ``self`` that ``test`` requires
+    to be set (``if self.first_call: ... self.first_call = False``): a run-once flag, so
+    the block runs on the first trace only, like the body of ``if not self.built:``."""
+    wanted = {name for name, value in flag_tests(test).items()
+              if value and name.startswith("self.") and name.count(".") == 1}
+    return bool(wanted) and any(
+        isinstance(node, ast.Assign) and any(ast_dotted_name(t) in wanted for t in node.targets)
+        and isinstance(node.value, ast.Constant) and not node.value.value
+        for node in _own_nodes(body))
+
+
 def sets_tested(body: Sequence[ast.stmt], targets: FrozenSet[str]) -> bool:
     """``body`` (not its nested functions) marks one of ``targets`` as set up: assigns it
     (``self.ready = True``), assigns the variable it names (``self.ready.assign(True)``), or

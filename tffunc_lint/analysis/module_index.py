@@ -795,9 +795,12 @@ class _Indexer:
     def visit_If(self, node: ast.If, scope: _Scope) -> None:
         self.visit(node.test, scope)
         body = self._branch(node.test, True, scope)
-        if scope.function is not None and guards.sets_tested(
-                node.body, guards.init_targets(node.test, certain=True)):
-            body = body.guarded([ONCE])  # ``if not self.ready: ...; self.ready = True``
+        if scope.function is not None and (guards.sets_tested(
+                node.body, guards.init_targets(node.test, certain=True))
+                or guards.clears_tested_flag(node.body, node.test)):
+            # ``if not self.ready: ...; self.ready = True``, ``if self.first: ...;
+            # self.first = False``
+            body = body.guarded([ONCE])
         self._visit_block(node.body, body)
         self._visit_block(node.orelse, self._branch(node.test, False, scope))
 

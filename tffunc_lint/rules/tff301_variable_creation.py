@@ -82,7 +82,8 @@ class VariableCreatedInTfFunction(Rule):
     flag that the guarded code sets when it assigns the new state
     (`if not self.created: self.w = tf.Variable(...); self.created = True`), or a container
     that the guarded code fills (`if not state: state.append(tf.Variable(...))`, the
-    guide's own example); other
+    guide's own example), or a method called under a run-once flag that the same block
+    clears (`if self.first_call: self.make_slots(); self.first_call = False`); other
     guards are not recognised and are reported. A builder handed to a get-or-create call
     (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
     project function whose name says it gets or creates) runs once and is not reported.
