@@ -486,6 +486,19 @@ def test_bad_notebooks_are_reported_and_the_run_goes_on(tmp_path, capsys):
                                f"error")
 
 
+def test_a_syntax_error_names_the_line_of_its_own_cell(tmp_path, capsys):
+    # kubeflow's NER pipeline: an unterminated string in cell 3; Python says "detected at
+    # line 2" of that cell, which must not be read as line 2 of the whole notebook
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(IMPORT, ("code", "x = 1\n"),
+                             ("code", "y = (\n    'gs://bucket/data.csv,\n)\n")),
+                    encoding="utf-8")
+    code, out, err = run(capsys, str(path))
+    [line] = finding_lines(out)
+    assert line.startswith(f"{path}:cell 3:2:")
+    assert "(detected at cell 3, line 2)" in line
+
+
 def test_an_empty_notebook_file_is_reported_as_empty(tmp_path, capsys):
     (tmp_path / "empty.ipynb").write_bytes(b"")  # untranslated chapters of a book repository
     _, out, _ = run(capsys, str(tmp_path))

@@ -138,6 +138,11 @@ class Notebook:
                 lineno = min(max(getattr(error, "lineno", None) or 1, 1), max(len(cell.masked), 1))
                 column = getattr(error, "offset", None) or 1
                 message = getattr(error, "msg", None) or str(error)
+                # Python counts the lines of the cell; ``relocate_text`` reads "at line N"
+                # as a line of the joined source (``(detected at line 8)``).
+                message = re.sub(r"\bat line (\d+)",
+                                 lambda m, first=line: f"at line {first + int(m.group(1)) - 1}",
+                                 message)
                 self.errors.append((line + lineno - 1, column, f"syntax error: {message}"))
                 cell.masked = ["\n"] * len(cell.masked)  # lint the other cells
             parts.extend(cell.masked)
