@@ -413,10 +413,12 @@ class _CallScanner:
         self.events: List[Tuple[Tuple[int, int], List[Argument]]] = []
         self.generators: Optional[Dict[str, bool]] = None
         self._module_lines: Optional[Dict[str, List[int]]] = None
+        self._module_frame = _Frame(None, False)
 
     # walking ------------------------------------------------------------------------------
     def scan(self, tree: ast.Module) -> CallSites:
-        self._visit(tree, _Frame(None, False))
+        self._module_frame = _Frame(None, False)
+        self._visit(tree, self._module_frame)
         self.events.sort(key=lambda event: event[0])
         result = CallSites(spellings=frozenset(self.by_spelling))
         literals: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}
@@ -505,10 +507,10 @@ class _CallScanner:
         (cell order in a notebook); for one in a function, which runs later, the last of
         all. None when the module never binds the name (a call written before every
         binding finds no ``def`` in force either)."""
-        if self._module_lines is None:
+        if self._module_lines is None:  # the module frame's bindings, as sorted lines
             self._module_lines = {
                 bound: sorted({s.lineno for s in statements})
-                for bound, statements in _Frame(None, False).bindings(self.tree).items()}
+                for bound, statements in self._module_frame.bindings(self.tree).items()}
         lines = self._module_lines.get(name)
         if not lines:
             return None

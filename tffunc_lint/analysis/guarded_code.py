@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import (Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
-                    Tuple)
+from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from .lazy_libcst import cst
 
@@ -207,22 +207,28 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
     return False
 
 
+def _enclosing_tests(ancestors: Sequence[cst.CSTNode]
+                     ) -> Iterator[Tuple[cst.BaseExpression, bool]]:
+    """The tests of the ``if``s (and conditional expressions) around the innermost node of
+    ``ancestors`` within its function, innermost first, each with the truth value it has
+    there (True in the body, False in the ``else``)."""
+    for index in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[index - 1], ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return
+        if isinstance(parent, (cst.If, cst.IfExp)) and child in (parent.body, parent.orelse):
+            yield parent.test, child is parent.body
+
+
 def in_non_tensor_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve) -> bool:
     """The innermost node of ``ancestors`` runs, within its function, only when a value its
     ``if`` tests is not a tensor (``GuardReader.non_tensor_if``)."""
     function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
     tests: Optional[_Tests] = None
-    for index in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[index - 1], ancestors[index]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            return False
-        if isinstance(parent, (cst.If, cst.IfExp)) and child in (parent.body, parent.orelse):
-            tree = as_ast(parent.test)
-            if tree is None:
-                continue
-            tests = tests or _Tests(resolve, None, function)
-            if tests.reader.non_tensor_if(tree, child is parent.body):
-                return True
+    for test, value in _enclosing_tests(ancestors):
+        tests = tests or _Tests(resolve, None, function)
+        if _read_test(test, lambda tree: tests.reader.non_tensor_if(tree, value)):
+            return True
     return False
 
 
@@ -234,15 +240,10 @@ def in_other_mode(ancestors: Sequence[cst.CSTNode], flags: Sequence[Tuple[str, b
     known = dict(flags)
     if not known:
         return False
-    for index in range(len(ancestors) - 1, 0, -1):
-        parent, child = ancestors[index - 1], ancestors[index]
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            return False
-        if isinstance(parent, (cst.If, cst.IfExp)) and child in (parent.body, parent.orelse):
-            wanted = _read_test(parent.test, lambda test: guards.known_flags(
-                test, child is parent.body)) or {}
-            if any(name in known and known[name] != value for name, value in wanted.items()):
-                return True
+    for test, value in _enclosing_tests(ancestors):
+        wanted = _read_test(test, lambda tree: guards.known_flags(tree, value)) or {}
+        if any(name in known and known[name] != flag for name, flag in wanted.items()):
+            return True
     return False
 
 

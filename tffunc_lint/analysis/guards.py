@@ -22,6 +22,8 @@ code, by the rules (for the node they are about to report):
 from __future__ import annotations
 
 import ast
+import functools
+import operator
 import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -96,25 +98,31 @@ class GuardReader:
         dotted = ast_dotted_name(node)
         return self.resolve(dotted) if dotted else None
 
-    def untraced_if(self, test: ast.expr, value: bool) -> Condition:
-        """When ``test`` evaluates to ``value``, is nothing being traced?"""
+    def _fold(self, test: ast.expr, value: bool, term, either, both):
+        """What ``term`` says of ``test`` having the truth ``value``, read through ``not``,
+        names bound once to a test, and ``and``/``or``: ``a and b`` is true when both are,
+        false when either is (and the other way round for ``or``), so ``either`` combines
+        the answers of terms any one of which decides, ``both`` those that must all hold."""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self.untraced_if(test.operand, not value)
+            return self._fold(test.operand, not value, term, either, both)
         if isinstance(test, ast.Name) and self.aliases.get(test.id) is not None:
             alias = self.aliases[test.id]
             self.aliases[test.id] = None  # ``a = b or x; b = a and y`` must not loop
             try:
-                return self.untraced_if(alias, value)
+                return self._fold(alias, value, term, either, both)
             finally:
                 self.aliases[test.id] = alias
         if isinstance(test, ast.BoolOp):
-            conditions = [self.untraced_if(v, value) for v in test.values]
-            # ``a and b`` is true when both are; false when either is (and vice versa for or).
-            combine = _either if isinstance(test.op, ast.And) == value else _both
-            result = conditions[0]
-            for condition in conditions[1:]:
-                result = combine(result, condition)
-            return result
+            answers = [self._fold(v, value, term, either, both) for v in test.values]
+            return functools.reduce(
+                either if isinstance(test.op, ast.And) == value else both, answers)
+        return term(test, value)
+
+    def untraced_if(self, test: ast.expr, value: bool) -> Condition:
+        """When ``test`` evaluates to ``value``, is nothing being traced?"""
+        return self._fold(test, value, self._untraced_term, _either, _both)
+
+    def _untraced_term(self, test: ast.expr, value: bool) -> Condition:
         if isinstance(test, ast.Call):
             return self._call(test, value)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -129,20 +137,9 @@ class GuardReader:
         argument), not for the tensors a trace gets; unlike ``untraced_if``, it may still
         run while tracing (a Python list passed down), so only rules about tensor values
         ask it."""
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self.non_tensor_if(test.operand, not value)
-        if isinstance(test, ast.Name) and self.aliases.get(test.id) is not None:
-            alias = self.aliases[test.id]
-            self.aliases[test.id] = None
-            try:
-                return self.non_tensor_if(alias, value)
-            finally:
-                self.aliases[test.id] = alias
-        if isinstance(test, ast.BoolOp):
-            # ``a and b`` true: both are; ``a or b`` false: neither is (one term suffices).
-            if isinstance(test.op, ast.And) == value:
-                return any(self.non_tensor_if(v, value) for v in test.values)
-            return all(self.non_tensor_if(v, value) for v in test.values)
+        return self._fold(test, value, self._non_tensor_term, operator.or_, operator.and_)
+
+    def _non_tensor_term(self, test: ast.expr, value: bool) -> bool:
         if value or not isinstance(test, ast.Call) or test.keywords:
             return False
         qualified = self._qualified(test.func)
