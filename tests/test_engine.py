@@ -6,6 +6,7 @@ import pytest
 
 from tffunc_lint import engine
 from tffunc_lint.analysis.graph_context import GraphContext
+from tffunc_lint.config import Settings
 
 from .conftest import PACKAGE_FIXTURES, expected_findings, lint_snippet
 
@@ -140,3 +141,71 @@ def test_a_long_module_parsed_in_pieces_gives_the_tree_ast_parse_gives(monkeypat
     assert ast.dump(tree, include_attributes=True) == expected
     if not trap:
         assert len(parsed) > 4  # in pieces, not parsed whole
+
+
+_BLOCK = '''
+
+@tf.function
+def step_{n}(x):
+    print("step", x)
+    CACHE.append(x)
+    return x + random.random()
+'''
+_LONG = ('"""A long module."""\nimport random\n\nimport tensorflow as tf\n\nCACHE = []\n'
+         + "".join(_BLOCK.format(n=n) for n in range(4))
+         + '\nTEXT = """\ndef not_a_function():\n    print(1)\n"""\n'
+         + "".join(_BLOCK.format(n=n) for n in range(4, 8)).replace(
+             'print("step", x)\n', 'print("step", x)  # noqa: TFF101\n', 1)
+         + '\n\n@tf.function(experimental_relax_shapes=True)\ndef last(x):\n'
+           '    return x\n')
+
+
+def _in_pieces(monkeypatch, target: int) -> None:
+    monkeypatch.setattr(engine, "PIECE_CHARS", 0)
+    monkeypatch.setattr(engine, "_PIECE_TARGET", target)
+
+
+def _everything(findings):
+    return [(f.line, f.column, f.end_line, f.end_column, f.code, f.message,
+             f.statement_line, f.fixable) for f in findings]
+
+
+@pytest.mark.parametrize("target", [1, 150, 400])
+def test_a_module_linted_in_pieces_reports_what_it_reports_whole(monkeypatch, target):
+    """Each piece is linted after the module's preamble (its imports, the list it defines),
+    with every line at its own number; a piece ending inside a string is joined to the
+    next; a ``# noqa`` in a later piece applies."""
+    whole = lint_snippet(_LONG)
+    assert {f.code for f in whole} == {"TFF101", "TFF102", "TFF104", "TFF405"}
+    assert len([f for f in whole if f.code == "TFF101"]) == 7  # one silenced by its noqa
+    pieces = []
+    real_lint_text = engine.lint_text
+    monkeypatch.setattr(engine, "lint_text",
+                        lambda *a, **k: pieces.append(a[1]) or real_lint_text(*a, **k))
+    _in_pieces(monkeypatch, target)
+    assert _everything(lint_snippet(_LONG)) == _everything(whole)
+    assert len(pieces) >= 2
+    assert all(len(piece) < len(_LONG) for piece in pieces)
+
+
+@pytest.mark.parametrize("error", ["def broken(:\n    pass\n", 'S = """\nnever closed\n',
+                                   "x = (1,\n"])
+def test_a_syntax_error_in_a_later_piece_is_the_module_s_one_finding(monkeypatch, error):
+    broken = _LONG + "\n" + error + _BLOCK.format(n=9) + _BLOCK.format(n=10)
+    expected = _everything(lint_snippet(broken))
+    assert [f[4] for f in expected] == ["TFF000"]
+    _in_pieces(monkeypatch, 150)
+    assert _everything(lint_snippet(broken)) == expected
+
+
+def test_a_module_switched_off_by_flake8_noqa_stays_off_in_pieces(monkeypatch):
+    _in_pieces(monkeypatch, 150)
+    assert lint_snippet("# flake8: noqa\n" + _LONG) == []
+
+
+def test_a_module_linted_in_pieces_is_not_fixed(monkeypatch):
+    _in_pieces(monkeypatch, 150)
+    result = engine.lint_source("m.py", _LONG.encode(), Settings().resolved(), fix=True)
+    assert result.fixed_source is None
+    assert "linted in pieces" in result.fix_error
+    assert [f.code for f in result.findings if f.fixable] == ["TFF405"]

@@ -22,6 +22,7 @@ import gc
 import io
 import re
 import tokenize
+from dataclasses import replace
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
@@ -259,6 +260,8 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         findings = [_file_finding(path, f"cannot decode file: {error}")]
         return FileResult(path, [f for f in findings if f.code in enabled])
+    if len(text) > PIECE_CHARS:
+        return _lint_pieces(path, text, settings, enabled, fix)
     result = lint_text(path, text, settings, enabled=enabled, fix=fix, view=view)
     if result.fixed_source is not None:
         result.fixed_source = result.fixed_source.encode(encoding)
@@ -295,13 +298,131 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
     return result
 
 
+#: A module of more characters than this is linted in pieces (:func:`_lint_pieces`).
+PIECE_CHARS = 8 * 2**20
+_PIECE_TARGET = 2 * 2**20
+_PREAMBLE_LINES = 5000
+_DEFINITIONS = ("def ", "async def ", "class ", "@")
+_DETECTED = re.compile(r" \(detected at line \d+\)")
+
+
+def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[str],
+                 fix: bool) -> FileResult:
+    """Lint a module of over :data:`PIECE_CHARS` characters a piece at a time.
+
+    Its syntax trees take some 70 bytes of memory for each character of source, so a
+    50 MB module linted whole needs gigabytes. Here each piece of about
+    ``_PIECE_TARGET`` characters, ending where a top-level statement starts, is linted
+    on its own, after the module's preamble (the lines before its first top-level
+    definition: imports, constants), with blank lines standing for the rest, so that
+    every line keeps its number. Only one piece's trees are alive at a time. What a piece
+    cannot see of the others is lost: a helper called from traced code in another piece
+    is not known to be traced, a rebinding in another piece is not seen. Findings can only
+    be missed that way, not made. Such a module is neither fixed nor joined to the
+    project's call graph.
+    """
+    lines = split_lines(text)
+    total = len(lines)
+    preamble = _preamble(lines)
+    findings: List[Finding] = []
+    internal: Dict[str, Finding] = {}
+    fixable = False
+    start = 0
+    while start < total:
+        end, error = _next_end(lines, start), None
+        while True:
+            head = lines[:min(preamble, start)]
+            piece = head + ["\n"] * (start - len(head)) + lines[start:end]
+            piece_text = "".join(piece)
+            try:
+                tree = parse_module(piece_text, piece, path)
+                break
+            except SyntaxError as problem:
+                # A piece that ends inside a string or brackets: join it to the next. An
+                # error that stays where it was is the module's own.
+                seen = _DETECTED.sub("", problem.msg or ""), problem.lineno
+                if end >= total or seen == error:
+                    found = ([] if _python_2_source(path, text, problem) else [
+                        _file_finding(path, f"syntax error: {problem.msg}",
+                                      problem.lineno or 1, problem.offset or 1)])
+                    return FileResult(path, [f for f in found if f.code in enabled])
+                error, end = seen, _next_end(lines, end)
+            except ValueError as problem:  # e.g. null bytes in the source
+                found = [_file_finding(path, f"cannot parse file: {problem}")]
+                return FileResult(path, [f for f in found if f.code in enabled])
+        result = lint_text(path, piece_text, settings, enabled=enabled, apply_noqa=False,
+                           tree=tree, lines=piece)
+        tree = piece = piece_text = None
+        own = [f for f in result.findings if start < f.line <= end]
+        for finding in result.findings:
+            if finding.code == SyntaxErrorRule.code and finding.line <= start:
+                internal.setdefault(finding.message, finding)
+        findings += _noqa_in(path, lines[start:end], start, own, enabled)
+        fixable = fixable or any(f.fixable for f in own)
+        start = end
+    findings += internal.values()
+    if findings and "noqa" in text.lower() and noqa.file_is_ignored(lines):
+        findings = []
+    result = FileResult(path, sorted(findings))
+    if fix and fixable:
+        result.fix_error = (f"fix skipped: a file of over {PIECE_CHARS // 2**20} MiB is "
+                            "linted in pieces and not fixed")
+    return result
+
+
+def _preamble(lines: Sequence[str]) -> int:
+    """How many lines come before the first top-level definition or decorator (0 if too
+    many, or if they do not parse on their own)."""
+    for number, line in enumerate(lines[:_PREAMBLE_LINES]):
+        if line.startswith(_DEFINITIONS):
+            try:
+                ast.parse("".join(lines[:number]))
+            except (SyntaxError, ValueError):
+                return 0
+            return number
+    return 0
+
+
+def _next_end(lines: Sequence[str], start: int) -> int:
+    """Where the piece starting at ``start`` ends: the first line, after about
+    ``_PIECE_TARGET`` characters, that starts a top-level statement (or the end)."""
+    size, end, total = 0, start, len(lines)
+    while end < total and size < _PIECE_TARGET:
+        size += len(lines[end])
+        end += 1
+    while end < total and not _starts_statement(lines, end):
+        end += 1
+    return end
+
+
+def _noqa_in(path: str, own: List[str], offset: int, findings: List[Finding],
+             enabled: FrozenSet[str]) -> List[Finding]:
+    """``# noqa`` applied to one piece's findings, reading only the piece's own lines."""
+    if not findings and not any(r.scope is Scope.NOQA and r.code in enabled
+                                for r in all_rules()):
+        return []
+    local = [_moved(f, -offset) for f in findings]
+    text = "".join(own)
+    kept, used = noqa.apply(local, text, own)
+    kept += _noqa_findings(path, text, own, kept, used, enabled)
+    return [_moved(f, offset) for f in kept]
+
+
+def _moved(finding: Finding, lines: int) -> Finding:
+    return replace(finding, line=finding.line + lines, end_line=finding.end_line + lines,
+                   statement_line=(finding.statement_line + lines
+                                   if finding.statement_line else 0))
+
+
 def lint_text(path: str, text: str, settings: Settings, *,
               enabled: Optional[FrozenSet[str]] = None, fix: bool = False,
               apply_noqa: bool = True, tree: Optional[ast.Module] = None,
-              view: Optional[ModuleView] = None) -> FileResult:
-    """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has."""
+              view: Optional[ModuleView] = None,
+              lines: Optional[List[str]] = None) -> FileResult:
+    """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
+    ``lines`` the text's :func:`split_lines`."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
-    lines = split_lines(text)
+    lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
     collecting = gc.isenabled()
     try:
