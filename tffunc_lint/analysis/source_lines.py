@@ -9,10 +9,15 @@ mention them. A subtree whose lines mention none of the names is skipped.
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left
 from typing import Iterable, List
 
 from .module_index import TF_FUNCTION
+
+
+_FIND_WORDS = 32
+_IDENTIFIER = re.compile(r"\w+")
 
 
 def _is_word_char(text: str, index: int) -> bool:
@@ -34,6 +39,16 @@ class SourceLines:
         starts = set()
         wanted = [(word, False) for word in set(words)]
         wanted += [(word, True) for word in set(attributes) - set(words)]
+        if len(wanted) > _FIND_WORDS:
+            # Each str.find scans the text: for many words (a module of thousands of
+            # tf.functions), one scan of its identifiers.
+            after_dots = dict(wanted)
+            for match in _IDENTIFIER.finditer(text):
+                after_dot = after_dots.get(match.group())
+                if after_dot is not None and (
+                        not after_dot or _follows_dot(text, match.start())):
+                    starts.add(match.start())
+            wanted = []
         for word, after_dot in wanted:
             # str.find is tens of times faster than a regex with word boundaries.
             position = text.find(word)

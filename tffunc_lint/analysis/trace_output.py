@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Dict, List
 
 from .lazy_libcst import cst
 
@@ -139,10 +139,12 @@ def _returned_signature(context: "FileContext", qualname: str, decorator_line: i
     """The def ``qualname`` (decorated at ``decorator_line``) pins an ``input_signature`` and
     is nested in a function that returns it (alone, in a collection, or its concrete
     function) and never calls it."""
-    index = context.graph.index
     outer = qualname.rpartition(".")[0]
-    nodes = [index.nodes.get(key) for key, info in index.functions.items()
-             if info.qualname in (qualname, outer)]
+    if not outer:
+        return False
+    by_name = context.fact("trace_output.defs_by_qualname", _defs_by_qualname)
+    nodes = sorted(by_name.get(qualname, []) + by_name.get(outer, []),
+                   key=lambda n: getattr(n, "lineno", 0))
     # (a def of that name in each branch of an ``if`` has the same qualname: the decorator
     # line tells them apart)
     node = next((n for n in nodes if isinstance(n, _DEFS) and n.name == qualname.rpartition(
@@ -164,3 +166,13 @@ def _returned_signature(context: "FileContext", qualname: str, decorator_line: i
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
             called = called or inner.func.id == name
     return returned and not called
+
+
+def _defs_by_qualname(context: "FileContext") -> Dict[str, List[ast.AST]]:
+    index = context.graph.index
+    found: Dict[str, List[ast.AST]] = {}
+    for key, info in index.functions.items():
+        node = index.nodes.get(key)
+        if node is not None:
+            found.setdefault(info.qualname, []).append(node)
+    return found
