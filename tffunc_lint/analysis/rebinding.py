@@ -57,6 +57,9 @@ _TF_GRADIENT_TAPE = "tensorflow.GradientTape"
 _TF_FUNCTION = "tensorflow.function"
 _GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
 _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
+_RUNS_NOW = frozenset({"tensorflow.saved_model.save", "tensorflow.keras.models.save_model",
+                       "keras.models.save_model", "keras.saving.save_model", "timeit.timeit",
+                       "timeit.repeat"})
 NEVER = 0
 ALWAYS = math.inf
 
@@ -651,13 +654,21 @@ class Rebinding:
 
     def timeline(self) -> Timeline:
         if self._timeline is None:
-            self._timeline = Timeline(self._tree, self._wraps)
+            self._timeline = Timeline(self._tree, self._wraps, self._runs_now)
         return self._timeline
 
     def _wraps(self, call: ast.Call) -> bool:
         """``tf.function(f, ...)``, ``tf.function(...)(f)``, ``functools.partial(f, ...)``."""
         func = call.func.func if isinstance(call.func, ast.Call) else call.func
         return self._resolve(ast_dotted_name(func) or "") in _WRAPPERS
+
+    def _runs_now(self, call: ast.Call) -> bool:
+        """A call that traces or runs the functions it is given before it returns, and keeps
+        none of them: saving a model with its signatures, timing a function."""
+        name = self._resolve(ast_dotted_name(call.func) or "")
+        return name in _RUNS_NOW or (
+            isinstance(call.func, ast.Attribute) and call.func.attr == "save"
+            and any(k.arg == "signatures" for k in call.keywords))
 
     def objects(self, entry) -> List[Tuple[Optional[int], Times]]:
         """The ``tf.function`` objects made for the entry point ``entry``: (the line that

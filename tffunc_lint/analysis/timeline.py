@@ -88,9 +88,13 @@ class Timeline:
     """Module-level statement order of one module (see the module docstring)."""
 
     def __init__(self, tree: ast.Module,
-                 wraps: Callable[[ast.Call], bool] = lambda call: False):
-        """``wraps`` tells a call that returns its first argument wrapped (``tf.function``)."""
+                 wraps: Callable[[ast.Call], bool] = lambda call: False,
+                 runs_now: Callable[[ast.Call], bool] = lambda call: False):
+        """``wraps`` tells a call that returns its first argument wrapped (``tf.function``);
+        ``runs_now`` a call that runs the functions it is given before it returns and keeps
+        none (``tf.saved_model.save(m, path, signatures=serve)``, ``timeit.timeit(f)``)."""
         self._wraps = wraps
+        self._runs_now = runs_now
         self._referenced: Optional[Set[str]] = None
         self.end = float(max([getattr(tree.body[-1], "end_lineno", 0)] if tree.body else [0])
                          + 1)
@@ -123,7 +127,7 @@ class Timeline:
                 unit = (node.name, node.lineno)
                 self.units[unit] = node
                 self._unit_lines.append((node.lineno, node.end_lineno, unit))
-                self._unit_refs[unit] = list(_references(node))
+                self._unit_refs[unit] = list(_references(node, self._runs_now))
                 continue
             for expr in _own_exprs(node):
                 self._module_expr(expr)
@@ -151,7 +155,7 @@ class Timeline:
         self.bindings.setdefault(name, []).append(_Bound(line, unconditional, node))
 
     def _module_expr(self, expr: ast.AST) -> None:
-        for name, line, kind in _mentions(expr):
+        for name, line, kind in _mentions(expr, runs_now=self._runs_now):
             self._module_refs.append((name, float(line), kind))
         stack = [expr]
         while stack:
@@ -322,23 +326,33 @@ def _wrapping(node: ast.stmt) -> Optional[str]:
     return None
 
 
-def _mentions(expr: ast.AST, deferred: bool = False
+def _mentions(expr: ast.AST, deferred: bool = False,
+              runs_now: Optional[Callable[[ast.Call], bool]] = None
               ) -> Iterator[Tuple[str, int, str]]:
     """(name, line, CALL or ESCAPE) for each name ``expr`` reads; names read in a lambda
-    escape (the lambda may run later)."""
-    stack: List[Tuple[ast.AST, Optional[ast.AST], bool]] = [(expr, None, deferred)]
+    escape (the lambda may run later), unless it is given to a call that ``runs_now``, as
+    is what else that call is given (it runs them before it returns)."""
+    stack: List[Tuple[ast.AST, Optional[ast.AST], bool, bool]] = [
+        (expr, None, deferred, False)]
     while stack:
-        node, parent, late = stack.pop()
+        node, parent, late, now = stack.pop()
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            called = (isinstance(parent, ast.Call) and parent.func is node) or (
+            called = now or (isinstance(parent, ast.Call) and parent.func is node) or (
                 isinstance(parent, ast.Attribute) and parent.value is node)
             yield node.id, node.lineno, CALL if called and not late else ESCAPE
             continue
-        late = late or isinstance(node, ast.Lambda)
-        stack.extend((child, node, late) for child in ast.iter_child_nodes(node))
+        if (not late and isinstance(node, ast.Call) and runs_now is not None
+                and runs_now(node)):
+            stack.append((node.func, node, late, now))
+            stack.extend((arg, node, False, True) for arg in node.args)
+            stack.extend((k.value, node, False, True) for k in node.keywords)
+            continue
+        late = late or (isinstance(node, ast.Lambda) and not now)
+        stack.extend((child, node, late, now) for child in ast.iter_child_nodes(node))
 
 
-def _references(unit: ast.AST) -> Iterator[Tuple[str, str]]:
+def _references(unit: ast.AST, runs_now: Optional[Callable[[ast.Call], bool]] = None
+                ) -> Iterator[Tuple[str, str]]:
     """(name, CALL or ESCAPE) for the names code in ``unit`` reads that are not local to
     the function they are read in (or to one enclosing it)."""
     seen: Set[Tuple[str, str]] = set()
@@ -357,7 +371,7 @@ def _references(unit: ast.AST) -> Iterator[Tuple[str, str]]:
                 stack.extend((expr, local) for expr in _header_exprs(node))
             continue
         if isinstance(node, ast.expr):
-            for name, _, kind in _mentions(node):
+            for name, _, kind in _mentions(node, runs_now=runs_now):
                 if name not in local and (name, kind) not in seen:
                     seen.add((name, kind))
                     yield name, kind
