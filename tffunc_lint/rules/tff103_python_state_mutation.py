@@ -46,22 +46,30 @@ def _flag_value(value: Optional[cst.BaseExpression]) -> Optional[bool]:
     return None
 
 
-def _flag_combination(value: cst.BaseExpression) -> bool:
-    """``self.a and self.b``, ``self.a or not self.b``: attributes and constants joined by
-    ``and``/``or``/``not``. Applying it again to its own result changes nothing."""
+def _flag_combination(value: cst.BaseExpression, resolve) -> bool:
+    """``self.a and self.b``, ``self.a or not self.b``, ``self.fused and not isinstance(x,
+    tf.SparseTensor) and self.dtype == tf.float16``: attributes, constants and what values
+    are (types, dtypes, shapes), compared or joined by ``and``/``or``/``not``. Applying it
+    again to its own result changes nothing."""
     if isinstance(value, cst.BooleanOperation):
-        return _flag_operand(value.left) and _flag_operand(value.right)
+        return _flag_operand(value.left, resolve) and _flag_operand(value.right, resolve)
     return False
 
 
-def _flag_operand(value: cst.BaseExpression) -> bool:
+def _flag_operand(value: cst.BaseExpression, resolve) -> bool:
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
-        return _flag_operand(value.expression)
+        return _flag_operand(value.expression, resolve)
     if isinstance(value, cst.BooleanOperation):
-        return _flag_combination(value)
+        return _flag_combination(value, resolve)
     if isinstance(value, cst.Name):
         return value.value in ("True", "False")
-    return isinstance(value, cst.Attribute) and (dotted_name(value) or "").count(".") == 1
+    if isinstance(value, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot))
+                   for c in value.comparisons) and all(
+            _flag_operand(side, resolve) or literal(side)
+            for side in [value.left] + [c.comparator for c in value.comparisons])
+    return (isinstance(value, cst.Attribute) and (dotted_name(value) or "").count(".") == 1
+            or static_value(value, resolve))
 
 
 def _constant(value: cst.BaseExpression) -> object:
@@ -218,8 +226,9 @@ class PythonStateMutation(Rule):
     sorted keys, the variables or layers an object owns (`self.train_vars =
     self.model.trainable_variables`); they are the same on every call of one trace and each
     retrace sets them again. Nor is a constant (`self._was_called = True`) that no code outside the set-up
-    methods sets to anything else, or a boolean combination of Python flags
-    (`self.will_freeze = self.will_freeze and self.trainable`): every call after the first
+    methods sets to anything else, or a boolean combination of Python flags and of what
+    values are (`self.will_freeze = self.will_freeze and self.trainable`, `self.fused =
+    self.fused and not isinstance(x, tf.SparseTensor)`): every call after the first
     would store the value the attribute already holds, so storing it once per trace changes
     nothing; the same for a
     `global` or `nonlocal` flag (`first_call = False`) that no other code sets again. A
@@ -352,7 +361,7 @@ class PythonStateMutation(Rule):
         combination of Python flags (``self.freeze and self.trainable``), which gives the
         same result however often it runs."""
         return (static_value(value, self.context.qualified_name)
-                or _flag_combination(value))
+                or _flag_combination(value, self.context.qualified_name))
 
     def _converts_itself(self, value: cst.BaseExpression, target: str) -> bool:
         """``self.x = tf.cast(self.x, x.dtype)`` (or ``tf.convert_to_tensor(self.x)``): the
