@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.module_index import TF_FUNCTION, def_key
-from ..analysis.names import ast_dotted_name, dotted_name
+from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
 from ..rule import Rule, Scope
 from ..analysis.source_lines import SourceLines, tf_function_lines
 from ..analysis.test_code import is_test_class, is_test_function, is_test_method, is_test_module
@@ -56,6 +56,8 @@ class _Frame:
     """The function (or one around it) is a test, which runs once, or carries a decorator
     that leaves unknown how often its body runs: a nested def made and called in one call
     of it is not reported."""
+    eager_only: bool = False
+    """In the body of ``if tf.executing_eagerly():``."""
 
 
 def _stored_names(nodes) -> Set[str]:
@@ -143,6 +145,30 @@ def _implements(call: Optional[ast.Call]) -> bool:
     return call is not None and any(k.arg == "experimental_implements" for k in call.keywords)
 
 
+def _is_executing_eagerly(qualified: Optional[str]) -> bool:
+    return bool(qualified) and qualified.startswith("tensorflow.") and qualified.endswith(
+        ".executing_eagerly")
+
+
+def _graph_of_this_call(created: ast.Call, frame: _Frame) -> bool:
+    """``tf.function(g)()``, ``g`` a def of the enclosing function that reads its locals: a
+    graph of this call's own values, made to run them as one graph (TensorFlow's collective
+    ops do so in eager mode, under ``if executing_eagerly():``). With no arguments there is
+    nothing another call could reuse it for, and a tf.function made once would read the
+    first call's values."""
+    if frame.node is None or not created.args or not isinstance(created.args[0], ast.Name):
+        return False
+    name = created.args[0].id
+    inner = next((n for n in ast.walk(frame.node) if isinstance(n, _FUNCTIONS)
+                  and n is not frame.node and n.name == name), None)
+    if inner is None:
+        return False
+    outer_locals = function_local_names(frame.node) - {name}
+    own = function_local_names(inner)
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+               and n.id in outer_locals and n.id not in own for n in ast.walk(inner))
+
+
 class _Scanner:
     """One pass over the module's ``ast``: finds tf.function objects made on each pass."""
 
@@ -160,8 +186,8 @@ class _Scanner:
         """``tf.executing_eagerly()``, alone or as one operand of ``or``."""
         tests = test.values if isinstance(test, ast.BoolOp) and isinstance(
             test.op, ast.Or) else [test]
-        return any(isinstance(t, ast.Call) and self.names.resolve(
-            ast_dotted_name(t.func) or "") == "tensorflow.executing_eagerly" for t in tests)
+        return any(isinstance(t, ast.Call) and _is_executing_eagerly(self.names.resolve(
+            ast_dotted_name(t.func) or "")) for t in tests)
 
     def is_tf_function(self, node: ast.expr) -> bool:
         dotted = ast_dotted_name(node)
@@ -216,10 +242,13 @@ class _Scanner:
             self._children(node, ast.iter_child_nodes(node), frame, guarded)
             frame.loops.pop()
             return
-        if isinstance(node, ast.If) and node.orelse and self._eager_test(node.test):
+        if isinstance(node, ast.If) and self._eager_test(node.test):
             # The else of ``if tf.executing_eagerly() [or ...]:`` runs only while a graph is
             # built: a tf.function made there is made once per outer trace, not per call.
-            self._children(node, [node.test] + node.body, frame, guarded)
+            self._children(node, [node.test], frame, guarded)
+            eager = _Frame(frame.node, frame.traced, frame.loops, frame.once_or_unknown,
+                           eager_only=True)
+            self._children(node, node.body, eager, guarded)
             graph_only = _Frame(frame.node, True, frame.loops, frame.once_or_unknown)
             self._children(node, node.orelse, graph_only, guarded)
             return
@@ -249,6 +278,9 @@ class _Scanner:
             created, depth = parents[-1], depth - 1
         user = parents[depth - 1] if depth else None
         if isinstance(user, ast.Call) and user.func is created:
+            if (frame.eager_only and not user.args and not user.keywords
+                    and _graph_of_this_call(created, frame)):
+                return None
             return _ON_THE_SPOT if frame.node is not None or frame.loops else None
         if frame.loops and not guarded:
             _, bound = frame.loops[-1]
@@ -392,7 +424,11 @@ class TfFunctionRecreated(Rule):
     (`self.step = step`, a cache), passed to another function, or called inside a loop of
     the enclosing function (made once per call, reused many times). `tf.function(g)` in a
     loop is not reported when `g` changes with the loop (`for g in fns: tf.function(g)`) or
-    under a cache check (`if key not in cache:`).
+    under a cache check (`if key not in cache:`). Nor is `tf.function(g)()` called with no
+    arguments under `if tf.executing_eagerly():` where `g` is a def of the enclosing function
+    that reads its locals: a graph of that call's own values, made to run them as one graph
+    in eager mode (as TensorFlow's collective ops do); made once, it would read the first
+    call's values.
 
     A nested traced def made and called in one call is not reported where that call runs
     once, or where how often it runs cannot be told:
