@@ -700,8 +700,10 @@ class Rebinding:
                         bound == line for bound, _, _ in timeline.in_force(wrapped, at, at)):
                     found.append((at, timeline.of((name, at))))
         if not found:  # a method, a nested function: from its module-level code onwards
-            start = timeline.of(unit).bounds()[0] if unit is not None else line
-            found.append((None, Times(spans={(start, INF)})))
+            if unit is not None:
+                found.append((None, Times(spans={(timeline.of(unit).bounds()[0], INF)})))
+            else:  # made by a module-level statement, perhaps kept on an object
+                found.append((None, Times(spans={(line, timeline.holder_rebound(line))})))
         self._objects[entry] = found
         return found
 

@@ -112,6 +112,8 @@ class Timeline:
         self.wrappers: Dict[Tuple[str, int], Tuple[ast.Call, str]] = {}
         """(name, line) of ``name = wrapper(function, ...)`` → the call and the function."""
         self._walk(tree.body, unconditional=True)
+        self._top = [(node.lineno, node.end_lineno or node.lineno, node) for node in tree.body]
+        self._top_starts = [first for first, _, _ in self._top]
         self._unit_lines.sort()
         self._unit_starts = [first for first, _, _ in self._unit_lines]
         self.times: Dict[Tuple[str, int], Times] = {}
@@ -231,6 +233,24 @@ class Timeline:
                 return None
             calls.extend(sorted(found, key=lambda call: (call.lineno, call.col_offset)))
         return calls
+
+    def holder_rebound(self, line: int) -> float:
+        """For a module-level ``holder.attr = ...`` holding ``line``: the first later line
+        that binds ``holder`` anew, after which what was stored on the old object is out of
+        reach (``root.f = tf.function(...)``, then ``root = tf.train.Checkpoint()``); INF if
+        none or another statement."""
+        at = bisect.bisect_right(self._top_starts, line) - 1
+        if at < 0:
+            return INF
+        first, last, node = self._top[at]
+        if not (first <= line <= last and isinstance(node, ast.Assign)
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
+                and isinstance(node.targets[0].value, ast.Name)):
+            return INF
+        holder = node.targets[0].value.id
+        later = [b.line for b in self.bindings.get(holder, ())
+                 if b.unconditional and b.line > last]
+        return float(min(later)) if later else INF
 
     def unit_at(self, line: int) -> Optional[Tuple[str, int]]:
         """The module-level ``def``/``class`` whose lines hold ``line``."""
