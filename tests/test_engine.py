@@ -198,6 +198,17 @@ def test_a_syntax_error_in_a_later_piece_is_the_module_s_one_finding(monkeypatch
     assert _everything(lint_snippet(broken)) == expected
 
 
+def test_a_rule_that_needs_every_use_of_a_function_is_not_run_in_pieces(monkeypatch):
+    """TFF407 reports a private tf.function that only traced code calls; a call from
+    untraced code in another piece would not be seen, so the rule is not run at all."""
+    source = _LONG + (
+        "\n\n@tf.function\ndef _helper(x):\n    return x\n\n\n"
+        "@tf.function\ndef outer(x):\n    return _helper(x)\n")
+    assert "TFF407" in {f.code for f in lint_snippet(source)}
+    _in_pieces(monkeypatch, 150)
+    assert "TFF407" not in {f.code for f in lint_snippet(source)}
+
+
 def test_a_module_switched_off_by_flake8_noqa_stays_off_in_pieces(monkeypatch):
     _in_pieces(monkeypatch, 150)
     assert lint_snippet("# flake8: noqa\n" + _LONG) == []

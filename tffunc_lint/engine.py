@@ -304,6 +304,9 @@ _PIECE_TARGET = 2 * 2**20
 _PREAMBLE_LINES = 5000
 _DEFINITIONS = ("def ", "async def ", "class ", "@")
 _DETECTED = re.compile(r" \(detected at line \d+\)")
+#: Rules whose findings rest on every use of a function in the module (a decorator is
+#: redundant when no untraced code calls the function): not run on a module in pieces.
+_WHOLE_MODULE_RULES = frozenset({"TFF407"})
 
 
 def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[str],
@@ -317,10 +320,12 @@ def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[st
     definition: imports, constants), with blank lines standing for the rest, so that
     every line keeps its number. Only one piece's trees are alive at a time. What a piece
     cannot see of the others is lost: a helper called from traced code in another piece
-    is not known to be traced, a rebinding in another piece is not seen. Findings can only
-    be missed that way, not made. Such a module is neither fixed nor joined to the
-    project's call graph.
+    is not known to be traced, a rebinding or an eager-mode predicate written in another
+    piece is not seen. Mostly findings are missed that way; the rules that need every use
+    of a function in the module (:data:`_WHOLE_MODULE_RULES`) are not run. Such a module
+    is neither fixed nor joined to the project's call graph.
     """
+    enabled = enabled - _WHOLE_MODULE_RULES
     lines = split_lines(text)
     total = len(lines)
     preamble = _preamble(lines)
