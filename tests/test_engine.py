@@ -209,6 +209,21 @@ def test_a_rule_that_needs_every_use_of_a_function_is_not_run_in_pieces(monkeypa
     assert "TFF407" not in {f.code for f in lint_snippet(source)}
 
 
+def test_a_piece_walked_from_its_own_lines_counts_the_preamble_s_tf_functions(monkeypatch):
+    """Module-scope rules walk a piece from its own first line (its blank stand-in lines
+    would be LibCST nodes too); TFF402 matches the tf.functions it meets to the module's
+    by order, so the preamble's `tf.function(...)` must not shift that order."""
+    source = ("import tensorflow as tf\n\nsquare = tf.function(tf.square)\n"
+              + "".join(_BLOCK.format(n=n) for n in range(3))
+              + "\n\ndef run(xs):\n    for x in xs:\n"
+                "        tf.function(tf.abs)(x)\n    return xs\n"
+              + "".join(_BLOCK.format(n=n) for n in range(3, 5)))
+    whole = _everything(lint_snippet(source))
+    assert "TFF402" in {f[4] for f in whole}
+    _in_pieces(monkeypatch, 150)
+    assert _everything(lint_snippet(source)) == whole
+
+
 def test_a_module_switched_off_by_flake8_noqa_stays_off_in_pieces(monkeypatch):
     _in_pieces(monkeypatch, 150)
     assert lint_snippet("# flake8: noqa\n" + _LONG) == []

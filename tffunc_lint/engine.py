@@ -300,7 +300,7 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
 
 #: A module of more characters than this is linted in pieces (:func:`_lint_pieces`).
 PIECE_CHARS = 8 * 2**20
-_PIECE_TARGET = 2 * 2**20
+_PIECE_TARGET = 2**19
 _PREAMBLE_LINES = 5000
 _DEFINITIONS = ("def ", "async def ", "class ", "@")
 _DETECTED = re.compile(r" \(detected at line \d+\)")
@@ -356,7 +356,7 @@ def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[st
                 found = [_file_finding(path, f"cannot parse file: {problem}")]
                 return FileResult(path, [f for f in found if f.code in enabled])
         result = lint_text(path, piece_text, settings, enabled=enabled, apply_noqa=False,
-                           tree=tree, lines=piece)
+                           tree=tree, lines=piece, own_lines=(start + 1, end))
         tree = piece = piece_text = None
         own = [f for f in result.findings if start < f.line <= end]
         for finding in result.findings:
@@ -423,12 +423,16 @@ def lint_text(path: str, text: str, settings: Settings, *,
               enabled: Optional[FrozenSet[str]] = None, fix: bool = False,
               apply_noqa: bool = True, tree: Optional[ast.Module] = None,
               view: Optional[ModuleView] = None,
-              lines: Optional[List[str]] = None) -> FileResult:
+              lines: Optional[List[str]] = None,
+              own_lines: Optional[Tuple[int, int]] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
-    ``lines`` the text's :func:`split_lines`."""
+    ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
+    whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
+    the others."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
+    analysis.own_lines = own_lines
     collecting = gc.isenabled()
     try:
         # The trees are acyclic and freed by reference counting; the cyclic collector would
@@ -533,6 +537,7 @@ class _Analysis:
     def __init__(self, path: str, text: str, lines: List[str], settings: Settings,
                  enabled: FrozenSet[str]):
         self.path, self.text, self.lines = path, text, lines
+        self.own_lines: Optional[Tuple[int, int]] = None
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -576,8 +581,13 @@ class _Analysis:
             return
         if module_rules:
             rules = [rule(context) for rule in module_rules + traced_rules]
-            tree_ = cst.parse_module(self.text)
-            _walk(context, rules, tree_, line_offset=0, lines=(1, len(self.lines) + 1))
+            if self.own_lines is None:
+                tree_ = cst.parse_module(self.text)
+                _walk(context, rules, tree_, line_offset=0, lines=(1, len(self.lines) + 1))
+            else:  # a piece of a long module: its blank stand-in lines would be nodes too
+                first, last = self.own_lines
+                tree_ = cst.parse_module("".join(self.lines[first - 1:last]))
+                _walk(context, rules, tree_, line_offset=first - 1, lines=(first, last))
             if fix and context.replacements:
                 self.new_text = tree_.visit(_replacer(context.replacements)).code
         else:

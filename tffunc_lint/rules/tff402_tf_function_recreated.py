@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -43,6 +44,9 @@ class Recreations:
     """Ordinal of each tf.function expression/decorator (in source order) → message."""
 
     flagged: Dict[int, str] = field(default_factory=dict)
+    positions: List[Tuple[int, int]] = field(default_factory=list)
+    """(line, column) of each, in source order: a walk of the lines from some line on
+    starts counting at the first of them there."""
 
 
 @dataclass
@@ -196,7 +200,8 @@ class _Scanner:
     def scan(self, tree: ast.Module) -> Recreations:
         self._visit(tree, _Frame(None, False), guarded=False)
         result = Recreations()
-        for ordinal, (_, message) in enumerate(sorted(self.events, key=lambda e: e[0])):
+        for ordinal, (position, message) in enumerate(sorted(self.events, key=lambda e: e[0])):
+            result.positions.append(position)
             if message is not None:
                 result.flagged[ordinal] = message
         return result
@@ -473,8 +478,11 @@ class TfFunctionRecreated(Rule):
         return cls.triggers if found.flagged else ()
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._ordinal = 0  # the engine may walk the tree a second time
-        self._flagged = self.context.fact("tff402.recreations", recreations).flagged
+        # The engine may walk the tree a second time, or a tree of a module's lines from
+        # some line on (a piece of a long module).
+        found = self.context.fact("tff402.recreations", recreations)
+        self._ordinal = bisect_left(found.positions, (self.context.line_offset + 1, -1))
+        self._flagged = found.flagged
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._is_tf_function(node.func) and not self._is_decorator(node):
