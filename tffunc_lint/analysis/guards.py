@@ -56,6 +56,13 @@ _TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "tensorflow.debugging.is_tens
 _TENSOR_TYPES = frozenset({"tensorflow.Tensor", "tensorflow.python.framework.ops.Tensor"})
 
 
+def is_executing_eagerly(qualified: Optional[str]) -> bool:
+    """``tf.executing_eagerly`` under any TensorFlow spelling
+    (``tensorflow.python.eager.context.executing_eagerly``)."""
+    return bool(qualified) and qualified.startswith("tensorflow.") and qualified.endswith(
+        ".executing_eagerly")
+
+
 def _flip(polarity: str) -> str:
     return GRAPH if polarity == EAGER else EAGER
 
@@ -179,7 +186,7 @@ class GuardReader:
             if qualified in EAGER_CALLS:
                 return _certain(value)
             if qualified and qualified.startswith("tensorflow."):
-                if qualified.rpartition(".")[2] == "executing_eagerly":
+                if is_executing_eagerly(qualified):
                     return _certain(value)
                 if qualified in _GRAPH_CALLS:
                     return _certain(not value)

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.guards import is_executing_eagerly
 from ..analysis.module_index import TF_FUNCTION, def_key
 from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
 from ..rule import Rule, Scope
@@ -149,11 +150,6 @@ def _implements(call: Optional[ast.Call]) -> bool:
     return call is not None and any(k.arg == "experimental_implements" for k in call.keywords)
 
 
-def _is_executing_eagerly(qualified: Optional[str]) -> bool:
-    return bool(qualified) and qualified.startswith("tensorflow.") and qualified.endswith(
-        ".executing_eagerly")
-
-
 def _graph_of_this_call(created: ast.Call, frame: _Frame) -> bool:
     """``tf.function(g)()``, ``g`` a def of the enclosing function that reads its locals: a
     graph of this call's own values, made to run them as one graph (TensorFlow's collective
@@ -190,7 +186,7 @@ class _Scanner:
         """``tf.executing_eagerly()``, alone or as one operand of ``or``."""
         tests = test.values if isinstance(test, ast.BoolOp) and isinstance(
             test.op, ast.Or) else [test]
-        return any(isinstance(t, ast.Call) and _is_executing_eagerly(self.names.resolve(
+        return any(isinstance(t, ast.Call) and is_executing_eagerly(self.names.resolve(
             ast_dotted_name(t.func) or "")) for t in tests)
 
     def is_tf_function(self, node: ast.expr) -> bool:
