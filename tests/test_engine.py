@@ -8,7 +8,7 @@ from tffunc_lint import engine
 from tffunc_lint.analysis.graph_context import GraphContext
 from tffunc_lint.config import Settings
 
-from .conftest import PACKAGE_FIXTURES, expected_findings, lint_snippet
+from .conftest import PACKAGE_FIXTURES, ROOT, TEST_FIXTURES, expected_findings, lint_snippet
 
 
 def test_wrong_ordinal_function_keys_fall_back_to_positions(monkeypatch):
@@ -235,3 +235,22 @@ def test_a_module_linted_in_pieces_is_not_fixed(monkeypatch):
     assert result.fixed_source is None
     assert "linted in pieces" in result.fix_error
     assert [f.code for f in result.findings if f.fixable] == ["TFF405"]
+
+
+_PYTHON_FIXTURES = sorted([*PACKAGE_FIXTURES.glob("*/*.py"), *TEST_FIXTURES.glob("rules/*.py"),
+                           *(ROOT / "tests" / "fix_fixtures").glob("*_before.py")])
+
+
+@pytest.mark.parametrize("path", _PYTHON_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_module_rules_walk_runs_of_statements_as_they_walk_the_whole_tree(monkeypatch, path):
+    """Module-scope rules walk a long module as trees of a few statements each (one LibCST
+    tree of it would take some 500 bytes a character): the same findings, the same fix."""
+    source = path.read_bytes()
+    settings = Settings().resolved()
+    whole = engine.lint_source(str(path), source, settings, fix=True)
+    monkeypatch.setattr(engine, "_WHOLE_TREE_CHARS", 0)
+    monkeypatch.setattr(engine, "_PIECE_TARGET", 1)
+    runs = engine.lint_source(str(path), source, settings, fix=True)
+    assert _everything(runs.findings) == _everything(whole.findings)
+    assert _everything(runs.fixed_findings) == _everything(whole.fixed_findings)
+    assert runs.fixed_source == whole.fixed_source

@@ -6,7 +6,8 @@ Pipeline for one file:
    build the module's :class:`~tffunc_lint.analysis.names.NameTable` and
    :class:`~tffunc_lint.analysis.graph_context.GraphContext`;
 2. parse with LibCST only what a rule needs: the line ranges holding traced functions, or
-   the whole module when a module-scope rule's trigger text occurs in the file;
+   the whole module when a module-scope rule's trigger text occurs in the file (a long
+   module as runs of top-level statements, one tree at a time);
 3. walk those trees once, dispatching each node to the enabled rules (traced-scope rules
    only inside graph context);
 4. apply ``# noqa`` and, with ``fix=True``, the rules' replacements.
@@ -302,6 +303,9 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
 PIECE_CHARS = 8 * 2**20
 _PIECE_TARGET = 2**19
 _PREAMBLE_LINES = 5000
+#: A module of more characters than this that a module-scope rule walks is walked as
+#: trees of consecutive statements (:meth:`_Analysis._walk_statements`), not one tree.
+_WHOLE_TREE_CHARS = _PIECE_TARGET
 _DEFINITIONS = ("def ", "async def ", "class ", "@")
 _DETECTED = re.compile(r" \(detected at line \d+\)")
 #: Rules whose findings rest on every use of a function in the module (a decorator is
@@ -581,18 +585,47 @@ class _Analysis:
             return
         if module_rules:
             rules = [rule(context) for rule in module_rules + traced_rules]
-            if self.own_lines is None:
+            if self.own_lines is None and len(self.text) <= _WHOLE_TREE_CHARS:
                 tree_ = cst.parse_module(self.text)
                 _walk(context, rules, tree_, line_offset=0, lines=(1, len(self.lines) + 1))
-            else:  # a piece of a long module: its blank stand-in lines would be nodes too
-                first, last = self.own_lines
-                tree_ = cst.parse_module("".join(self.lines[first - 1:last]))
-                _walk(context, rules, tree_, line_offset=first - 1, lines=(first, last))
-            if fix and context.replacements:
-                self.new_text = tree_.visit(_replacer(context.replacements)).code
+                if fix and context.replacements:
+                    self.new_text = tree_.visit(_replacer(context.replacements)).code
+            else:
+                self._walk_statements(context, rules, fix)
         else:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
+
+    def _walk_statements(self, context: FileContext, rules: Sequence[Rule], fix: bool) -> None:
+        """Walk a long module (or a piece's own lines) as trees of consecutive top-level
+        statements of about ``_PIECE_TARGET`` characters each, in order, with the same
+        rules: LibCST takes some 500 bytes of memory per character, so one tree of the
+        whole would not be bounded. A run of statements that ends inside a string or
+        brackets cannot parse alone and is joined to the next."""
+        first, last = self.own_lines or (1, len(self.lines))
+        done: List[Tuple[int, int, str]] = []
+        start = first - 1
+        while start < last:
+            end = min(_next_end(self.lines, start), last)
+            while True:
+                try:
+                    tree_ = cst.parse_module("".join(self.lines[start:end]))
+                    break
+                except cst.ParserSyntaxError:
+                    if end >= last:
+                        raise
+                    end = min(_next_end(self.lines, end), last)
+            context.replacements = {}
+            _walk(context, rules, tree_, line_offset=start, lines=(start + 1, end))
+            if fix and context.replacements:
+                done.append((start, end, tree_.visit(_replacer(context.replacements)).code))
+            tree_ = None
+            start = end
+        if fix:
+            new_lines = list(self.lines)
+            for start, end, code in reversed(done):
+                new_lines[start:end] = [code]
+            self.new_text = "".join(new_lines)
 
     def _walk_regions(self, context: FileContext, rule_classes: Sequence[type],
                       triggers: Dict[type, tuple], fix: bool) -> None:

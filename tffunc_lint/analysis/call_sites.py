@@ -131,6 +131,9 @@ class CallSites:
     findings: Dict[int, List[Tuple[str, Slot, str]]] = field(default_factory=dict)
     """Ordinal of a call (in source order, among calls spelled as ``spellings``) →
     (code, argument slot, message)."""
+    positions: List[Tuple[int, int]] = field(default_factory=list)
+    """(line, column) of each of those calls, in source order: a walk of the lines from
+    some line on starts counting at the first of them there."""
     iterators: Dict[FunctionKey, Dict[str, str]] = field(default_factory=dict)
     """Traced function → parameter → the Python iterator a call site passes to it."""
     arguments: List[Argument] = field(default_factory=list)
@@ -428,7 +431,8 @@ class _CallScanner:
                 if argument.kind == LITERAL and not isinstance(argument.value, bool):
                     literals.setdefault((id(argument.callee), argument.parameter), set()).add(
                         (type(argument.value).__name__, argument.value))
-        for ordinal, (_, arguments) in enumerate(self.events):
+        for ordinal, (position, arguments) in enumerate(self.events):
+            result.positions.append(position)
             for argument in arguments:
                 found = self._judge(argument, literals)
                 if found:
@@ -763,8 +767,11 @@ class CallSiteReporter:
         return tuple(spelling.rpartition(".")[2] for spelling in found.spellings)
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._ordinal = 0  # the engine may walk the tree a second time
+        # The engine may walk the tree a second time, or trees of the module's statements
+        # from some line on (a long module).
         self._sites = call_sites(self.context)
+        self._ordinal = bisect.bisect_left(self._sites.positions,
+                                           (self.context.line_offset + 1, -1))
 
     def visit_Call(self, node: cst.Call) -> None:
         if dotted_name(node.func) not in self._sites.spellings:
