@@ -100,6 +100,7 @@ class ProjectGraph:
                     self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
+        self._own_step_calls: Optional[FrozenSet[str]] = None
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
 
@@ -136,9 +137,11 @@ class ProjectGraph:
                                         function=self._qualname(*found), flags=entry.flags))
 
         for path, reasons in (seeds or {}).items():
-            keras = path in self.by_path and not self.runs_keras(self.by_path[path])
+            index = self.by_path.get(path)
+            keras = index is not None and not self.runs_keras(index)
             for key, reason in reasons.items():
-                if not (keras and reason.how.startswith("Keras ")):
+                if not (reason.how.startswith("Keras ") and (
+                        keras or self._run_by_project(index, key))):
                     add(path, key, reason)
         # Callables of control-flow APIs: traced when the function calling the API is.
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
@@ -185,7 +188,8 @@ class ProjectGraph:
                 if kind is None or cls.eager or not runs_keras or (
                         unnamed and index.in_unnamed(cls.first_line)):
                     continue
-                run_directly = _eager_steps(index, cls) if index.eager_steps else ()
+                run_directly = _eager_steps(index, cls) if index.eager_steps else set()
+                run_directly |= self._steps_run_by_project(index, cls)
                 for name in KERAS_GRAPH_METHODS:
                     if name in cls.methods and name not in run_directly:
                         key = cls.methods[name]
@@ -429,6 +433,29 @@ class ProjectGraph:
                 if name in self._step_calls or (name, qualname) in index.step_calls:
                     found.add(name)
         return frozenset(found)
+
+    def _run_by_project(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
+        """``key`` is a step method that the project's own loop runs (see
+        ``_steps_run_by_project``)."""
+        function = index.functions.get(key) if index is not None else None
+        cls = index.classes.get(function.class_qualname or "") if function else None
+        return cls is not None and key[2] in self._steps_run_by_project(index, cls)
+
+    def _steps_run_by_project(self, index: ModuleIndex, cls: ClassInfo) -> FrozenSet[str]:
+        """Keras step methods (``train_step`` …) of ``cls`` that the project's own code,
+        tests aside, calls itself outside traced code (``loss +=
+        self._model.train_step(batch)``, ``ModuleIndex.loop_step_calls``): a training loop
+        of its own runs them where it calls them, not ``fit``. Known by name when the
+        receiver's class is not (an attribute, a parameter); none for a class the module
+        itself fits, evaluates or predicts with."""
+        if is_test_module(index.path) or cls.qualname in index.keras_run_classes:
+            return frozenset()
+        if self._own_step_calls is None:
+            self._own_step_calls = frozenset(
+                name for module in self.by_path.values() if not is_test_module(module.path)
+                for name, of in module.loop_step_calls if of is None)
+        return frozenset(name for name in cls.methods if name in self._own_step_calls
+                         or (name, cls.qualname) in index.loop_step_calls)
 
     def _imports(self) -> Dict[str, List[ModuleIndex]]:
         """Every dotted prefix of every linted module's import targets, and of the functions

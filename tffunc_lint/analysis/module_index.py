@@ -141,6 +141,13 @@ def _required_positional(args: ast.arguments) -> int:
     return positional - len(args.defaults)
 
 
+def _takes_one_batch(args: ast.arguments) -> bool:
+    """A method Keras can call as a step: with the batch as its one argument (``self``
+    included, two positional parameters at least, or ``*args``, and no more required)."""
+    positional = len(args.posonlyargs) + len(args.args)
+    return _required_positional(args) <= 2 and (positional >= 2 or args.vararg is not None)
+
+
 def def_key(line: int, name: str) -> FunctionKey:
     return ("def", line, name)
 
@@ -279,9 +286,14 @@ class ModuleIndex:
     anything but ``super()`` (``loss = model.train_step(optimizer, x, y)`` in a project's
     own training loop), with the class of this module the receiver is an instance of, when
     known (else None): a decorator on such a method is what makes that call a graph."""
+    loop_step_calls: Set[Tuple[str, Optional[str]]] = field(default_factory=set)
+    """The ``step_calls`` made neither in a function the module traces itself (under a
+    tracing decorator) nor in a Keras graph method (``call``, a step), nor within one: a
+    training loop of the project's own, which runs the step where it calls it."""
     custom_steps: Set[FunctionKey] = field(default_factory=set)
     """Methods named like Keras steps whose signature Keras cannot call (``def
-    train_step(self, optimizer, inputs, targets)``: Keras passes one batch): the project's
+    train_step(self, optimizer, inputs, targets)``, ``def train_step(self)``: Keras passes
+    one batch): the project's
     own methods, not Keras's."""
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
@@ -575,6 +587,8 @@ class _Indexer:
         self.locals: Dict[Optional[FunctionKey], FrozenSet[str]] = {}
         self.readers: List[guards.GuardReader] = []
         self.made: List[Tuple[str, ast.expr]] = []
+        self.traced_defs: Set[FunctionKey] = set()
+        """Functions of the module under a tracing decorator."""
         """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
 
     # statements ----------------------------------------------------------------------------
@@ -635,7 +649,7 @@ class _Indexer:
         if in_class:
             if not (node.name in scope.cls.methods and _is_property_accessor(node)):
                 scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
-            if node.name in _KERAS_STEPS and _required_positional(node.args) > 2:
+            if node.name in _KERAS_STEPS and not _takes_one_batch(node.args):
                 self.index.custom_steps.add(key)
         elif scope.function is None:
             self.index.top_level[node.name] = key
@@ -655,6 +669,7 @@ class _Indexer:
             how = self._tracing_decorator(decorator)
             if how:
                 self.index.entries.append(Entry(("local", key), how, decorator.lineno))
+                self.traced_defs.add(key)
                 break
         else:
             for decorator in node.decorator_list:
@@ -934,8 +949,13 @@ class _Indexer:
                 isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
                 and func.value.func.id == "super")):
             receiver = self._callable(func, scope)
-            self.index.step_calls.add((func.attr, receiver[1] if receiver and receiver[0] in (
-                "method", "super") else None))
+            call = (func.attr, receiver[1] if receiver and receiver[0] in ("method", "super")
+                    else None)
+            self.index.step_calls.add(call)
+            if not any(outer.function.key in self.traced_defs
+                       or outer.function.qualname.rpartition(".")[2] in KERAS_GRAPH_METHODS
+                       for outer in _chain(scope)):
+                self.index.loop_step_calls.add(call)
         if (scope.function is None and isinstance(func, ast.Attribute)
                 and func.attr in _STEPS_AND_RUNS and isinstance(func.value, ast.Name)):
             self.index.eager_steps.add((func.value.id, func.attr))
