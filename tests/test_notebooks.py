@@ -327,6 +327,11 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
         # an indented cell magic, which IPython dedents first (Google Cloud's ML course)
         ("code", " %%bash\n gcloud ai custom-jobs create \\\n   --region=us-central1\n"),
+        # a cell magic that runs its body as a cell, which starts with one (SageMaker's
+        # examples); and its Python counterparts
+        ("code", "%%time\n%%bash\npython3 create_vocab.py \\\n    --train corpus.en\n"),
+        ("code", "%%capture\n\n%%timeit -n 1\nos.getcwd()\n"),
+        ("code", "%%time\n%%capture out\nx = 1\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -341,6 +346,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
         "\n\n\n",
+        "\n\n\n\n",
+        "# %%capture\n\n# %%timeit -n 1\nos.getcwd()\n",
+        "# %%time\n# %%capture out\nx = 1\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

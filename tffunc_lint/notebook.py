@@ -11,7 +11,8 @@ IPython syntax is masked line by line, keeping the line count and every other li
 a line magic (``%timeit f()``, ``!pip install``, ``x?``, ``?x``) becomes a comment, or
 ``pass`` where it is a statement of an indented block; ``var = !ls`` and
 ``var = %time f()`` keep their target (``var = ...``); a ``%%time``-like cell magic (the body
-is Python) masks just its first line, any other cell magic (``%%bash``, ``%%writefile``) the
+is Python) masks just its first line (and a cell magic starting its body, ``%%time`` then
+``%%bash``), any other cell magic (``%%bash``, ``%%writefile``) the
 whole cell. A line that only looks like a magic inside a string or brackets is left alone.
 
 :meth:`Notebook.with_fixed` maps a fixed version of the joined source back to the cells and
@@ -36,6 +37,11 @@ SUFFIX = ".ipynb"
 #: Cell magics whose body is Python (ruff's list); any other cell magic skips its cell.
 PYTHON_CELL_MAGICS = frozenset({
     "capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
+
+#: Python cell magics that run their body as a cell of its own (IPython's
+#: ``transform_cell``/``run_cell``), which may itself start with a cell magic
+#: (``%%time`` then ``%%bash``).
+_BODY_AS_CELL = frozenset({"capture", "prun", "time", "timeit"})
 
 #: Ends every cell in the joined source; never reported on, and how a fix is split back.
 CELL_END = "# tffunc-lint: end of cell\n"
@@ -252,12 +258,19 @@ def _mask(cell: _Cell) -> None:
     if first is not None:
         magic = _CELL_MAGIC.match(lines[first].lstrip())
         if magic and (lines[first][:1] == "%" or first == 0):
-            if magic.group("name") not in PYTHON_CELL_MAGICS:
-                cell.masked = ["\n"] * len(lines)
-                cell.changed = dict(enumerate(lines))
-                return
-            cell.masked[first] = _comment(lines[first])
-            cell.changed[first] = lines[first]
+            while magic is not None:
+                if magic.group("name") not in PYTHON_CELL_MAGICS:
+                    cell.masked = ["\n"] * len(lines)
+                    cell.changed = dict(enumerate(lines))
+                    return
+                cell.masked[first] = _comment(lines[first])
+                cell.changed[first] = lines[first]
+                if magic.group("name") not in _BODY_AS_CELL:
+                    break
+                # The body's first line (blank lines aside) may be a cell magic of its own.
+                first = next((i for i in range(first + 1, len(lines)) if lines[i].strip()),
+                             len(lines))
+                magic = _CELL_MAGIC.match(lines[first]) if first < len(lines) else None
     candidates = {i for i, line in enumerate(lines) if i not in cell.changed and _magic(line)}
     for _ in range(4):  # a line restored inside a string may change what follows
         masked = list(cell.masked)
