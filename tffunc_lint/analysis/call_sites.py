@@ -110,6 +110,31 @@ class TracedCallable:
                 found.update(_iterated_names(node.iter) & parameters)
         return frozenset(found)
 
+    def selectors(self) -> FrozenSet[str]:
+        """Parameters the traced body uses to pick an element of a Python sequence: of
+        another parameter it iterates with a Python loop (``variables[layer]`` where ``for m
+        in zip(..., variables)``), or of an attribute the class sets to a list or tuple
+        (``self.heads[task]``, ``self.heads = [...]``). A tensor cannot index a Python
+        list: the number must stay a Python number, and each value, which picks another
+        object, traces a graph of its own by design."""
+        if not isinstance(self.function, _FUNCTIONS):
+            return frozenset()
+        parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
+        sequences = set(self.iterated())
+        attributes = _list_attributes(self.owner) if isinstance(self.owner, ast.ClassDef) \
+            else frozenset()
+        found = set()
+        for node in _own_nodes(self.function.body):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name)
+                    and node.slice.id in parameters):
+                continue
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in sequences or (
+                    isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                    and value.value.id == "self" and value.attr in attributes):
+                found.add(node.slice.id)
+        return frozenset(found)
+
 
 @dataclass
 class Argument:
@@ -172,6 +197,20 @@ def _own_nodes(body) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, _SCOPES):
                 stack.append(child)
+
+
+def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
+    """Attributes that the class's methods set to a list or tuple (a display or a
+    comprehension): ``self.blocks = [Block() for _ in range(n)]``."""
+    found = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and isinstance(
+                node.value, (ast.List, ast.Tuple, ast.ListComp)):
+            for target in node.targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"):
+                    found.add(target.attr)
+    return frozenset(found)
 
 
 def _iterated_names(node: ast.expr) -> Set[str]:
@@ -687,6 +726,8 @@ class _CallScanner:
     def _judge(self, argument: Argument, literals) -> Optional[Tuple[str, Slot, str]]:
         callee = argument.callee
         name = callee.spelling
+        if argument.kind in (VARYING, LITERAL) and argument.parameter in callee.selectors():
+            return None  # it picks a Python object: one graph per object, by design
         if argument.kind == VARYING:
             return ("TFF401", argument.slot, (
                 f"`{name}` gets a different Python number for `{argument.parameter}` on each "

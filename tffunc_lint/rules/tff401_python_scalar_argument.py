@@ -60,7 +60,10 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
     not reported. Only distinct numbers count: `None` (an unset option) or a bool next to
     one number is not reported; `size=32` and `size=64` are, also when `size=None`
-    appears too.
+    appears too. Nor is a number that picks a Python object: an index into a list the
+    function iterates with a Python loop (`variables[layer]`), or into a list or tuple the
+    class sets (`self.heads[task]`, `self.heads = [...]`); a tensor cannot index a Python
+    list, and each object needs a graph of its own.
 
     ## References
     - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
