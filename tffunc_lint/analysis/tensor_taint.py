@@ -63,6 +63,17 @@ STATIC_CALLS = frozenset({
 _ARRAY_LIBRARIES = ("numpy.", "scipy.")
 #: Keras ops that answer with a Python value: ``keras.ops.ndim(x)`` is the static rank.
 _KERAS_STATIC_OPS = frozenset({"ndim"})
+#: Keras backend functions that answer what a value is (``K.int_shape(x)``: its static
+#: shape, a tuple of ints), in every Keras namespace.
+_KERAS_BACKEND_STATIC = frozenset({"int_shape", "ndim", "dtype", "is_keras_tensor"})
+_KERAS_BACKENDS = frozenset({"keras.backend", "tensorflow.keras.backend", "tf_keras.backend",
+                             "tensorflow.python.keras.backend", "keras.src.backend"})
+
+
+def keras_backend_static(qualified: Optional[str]) -> bool:
+    """``qualified`` is a Keras backend function that answers with a Python value."""
+    module, _, name = (qualified or "").rpartition(".")
+    return name in _KERAS_BACKEND_STATIC and module in _KERAS_BACKENDS
 #: Namespaces of TensorFlow whose functions are operations: their results are tensors.
 _OP_NAMESPACES = frozenset({
     "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.linalg", "tensorflow.random",
@@ -138,7 +149,8 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     if qualified == "tensorflow.nest.map_structure" and node.args and _static_lambda(
             node.args[0].value, tainted, resolve):
         return False
-    if qualified in STATIC_CALLS or (qualified or "").startswith(_ARRAY_LIBRARIES) or (
+    if qualified in STATIC_CALLS or keras_backend_static(qualified) or (
+            qualified or "").startswith(_ARRAY_LIBRARIES) or (
             (qualified or "").startswith("keras.")
             and qualified.rpartition(".")[2] in _KERAS_STATIC_OPS):
         return False
@@ -197,7 +209,7 @@ def static_value(node: cst.BaseExpression, resolve: Resolve) -> bool:
         if isinstance(func, cst.Attribute) and func.attr.value in _WHAT_IT_IS_METHODS:
             return True
         qualified = resolve(func)
-        if qualified in _WHAT_IT_IS_CALLS:
+        if qualified in _WHAT_IT_IS_CALLS or keras_backend_static(qualified):
             return True
         return (qualified in _REARRANGING and len(node.args) == 1
                 and static_value(node.args[0].value, resolve))
