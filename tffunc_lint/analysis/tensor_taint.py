@@ -68,12 +68,6 @@ _KERAS_STATIC_OPS = frozenset({"ndim"})
 _KERAS_BACKEND_STATIC = frozenset({"int_shape", "ndim", "dtype", "is_keras_tensor"})
 _KERAS_BACKENDS = frozenset({"keras.backend", "tensorflow.keras.backend", "tf_keras.backend",
                              "tensorflow.python.keras.backend", "keras.src.backend"})
-
-
-def keras_backend_static(qualified: Optional[str]) -> bool:
-    """``qualified`` is a Keras backend function that answers with a Python value."""
-    module, _, name = (qualified or "").rpartition(".")
-    return name in _KERAS_BACKEND_STATIC and module in _KERAS_BACKENDS
 #: Namespaces of TensorFlow whose functions are operations: their results are tensors.
 _OP_NAMESPACES = frozenset({
     "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.linalg", "tensorflow.random",
@@ -97,6 +91,12 @@ _COMPREHENSIONS = NodeTypes("ListComp", "SetComp", "GeneratorExp", "DictComp")
 _SCOPES = NodeTypes("FunctionDef", "ClassDef")
 
 Resolve = Callable[["cst.BaseExpression"], Optional[str]]
+
+
+def keras_backend_static(qualified: Optional[str]) -> bool:
+    """``qualified`` is a Keras backend function that answers with a Python value."""
+    module, _, name = (qualified or "").rpartition(".")
+    return name in _KERAS_BACKEND_STATIC and module in _KERAS_BACKENDS
 
 
 def is_operation(qualified: Optional[str]) -> bool:
