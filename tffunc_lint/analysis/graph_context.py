@@ -271,6 +271,15 @@ class ProjectGraph:
                 resolved = self.canonical(target)
                 if resolved != target:
                     found[name] = resolved
+        for module in index.star_imports:
+            star = self.by_module.get(module)
+            if star is None or star is index:
+                continue
+            # ``from utils import *``: the names that module imports, as it resolves them
+            # (a later star import's name replaces an earlier one's, as in Python)
+            for name in star.names.bound():
+                if not name.startswith("_") and index.names.binding(name) is None:
+                    found[name] = self.canonical(f"{star.module}.{name}")
         return found
 
     def _untraced(self, index: ModuleIndex, conditions) -> bool:

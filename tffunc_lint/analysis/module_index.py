@@ -349,6 +349,8 @@ class ModuleIndex:
     ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
+    star_imports: List[str] = field(default_factory=list)
+    """Modules the module's code imports every public name of (``from utils import *``)."""
     runs_as_program: bool = False
     """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
     its command line at module level (``args = parser.parse_args()``)."""
@@ -368,6 +370,8 @@ class ModuleIndex:
         table = self.__dict__.get("_names")
         if table is None:
             table = self.__dict__["_names"] = NameTable.from_statements(self.bindings)
+            if self.star_imports:  # a name two of them bind is the later one's
+                table.star = self.star_imports[-1]
         return table
 
     @classmethod
@@ -501,6 +505,8 @@ def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_packa
                     name = alias.asname or alias.name
                     index.imports.append((name, f"{base}.{alias.name}"))
                     index.bindings.append((name, line, IMPORT, f"{base}.{alias.name}", direct))
+                elif base:
+                    index.star_imports.append(base)
     for node in module_level:
         alias = _alias(node)
         if alias is not None:
@@ -528,6 +534,8 @@ class _Scope:
         self.dataset_groups: Dict[str, object] = {}
         """Names bound to collections of datasets (see ``_Indexer._dataset_value``)."""
         self.instances: Dict[str, str] = {}
+        self.chosen: Dict[str, List[ast.expr]] = {}
+        """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
         """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""
@@ -862,6 +870,14 @@ class _Indexer:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     self.made.append((target.id, node.value.func))
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.IfExp) and all(
+                    isinstance(branch, (ast.Name, ast.Attribute))
+                    for branch in (value.body, value.orelse)):
+                scope.chosen[node.targets[0].id] = [value.body, value.orelse]
+            else:
+                scope.chosen.pop(node.targets[0].id, None)
         if scope.function is not None and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -873,7 +889,9 @@ class _Indexer:
                         and target.value.id == "self"):
                     scope.function.writes.add(target.attr)
         if len(node.targets) == 1:
-            self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope)
+            self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope,
+                                isinstance(node.value, ast.Call)
+                                and self._factory_value(node.value) is not None)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             if name not in scope.datasets and isinstance(node.value, ast.Call):
@@ -1038,7 +1056,11 @@ class _Indexer:
     def _entries(self, call: ast.Call, positions, keywords, how: str, scope: _Scope,
                  within: Optional[FunctionKey] = None) -> None:
         for argument in _arguments(call, positions, keywords):
-            for callable_ in _callables(argument):
+            if isinstance(argument, ast.Name) and argument.id in scope.chosen:
+                callables = scope.chosen[argument.id]  # either may be the one handed over
+            else:
+                callables = _callables(argument)
+            for callable_ in callables:
                 if isinstance(callable_, ast.Lambda):
                     self.entry_lambdas[id(callable_)] = (how, call.lineno, within)
                     continue
@@ -1251,9 +1273,11 @@ class _Indexer:
             return [DATASET, DATASET] if both else DATASET
         return None
 
-    def _bind_datasets(self, target: ast.expr, value: Optional[object], scope: _Scope) -> None:
+    def _bind_datasets(self, target: ast.expr, value: Optional[object], scope: _Scope,
+                       loaded: bool = False) -> None:
         """Record the names an assignment binds to datasets (``train, test = tfds.load(...,
-        split=["train", "test"])``) or to collections of them (``splits = tfds.load(...)``)."""
+        split=["train", "test"])``) or to collections of them (``splits = tfds.load(...)``).
+        ``loaded``: the value is what a dataset factory returned (``tfds.load``)."""
         if isinstance(target, ast.Name):
             if value is DATASET:
                 scope.datasets.add(target.id)
@@ -1261,10 +1285,14 @@ class _Indexer:
                 scope.dataset_groups[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value if isinstance(value, list) else None
+            if loaded and value is DATASET:
+                # ``(train, test), info = tfds.load(..., split=list(splits), with_info=True)``:
+                # a split the call does not spell as a list, which unpacks into datasets
+                values = [DATASET] * len(target.elts)
             if values is None or len(values) != len(target.elts):
                 return
             for element, element_value in zip(target.elts, values):
-                self._bind_datasets(element, element_value, scope)
+                self._bind_datasets(element, element_value, scope, loaded)
 
     def _locals(self, scope: _Scope) -> FrozenSet[str]:
         """Names the function of ``scope`` binds itself (they shadow module-level ones)."""

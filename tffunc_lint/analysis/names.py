@@ -137,6 +137,10 @@ class NameTable:
         """name → [(line, canonical, as written)] for names rebound by imports in order."""
         self._resolved: Optional[Dict[str, Optional[str]]] = {}
         """``resolve`` of names bound once (None while the table is being built)."""
+        self.star: Optional[str] = None
+        """The module of the module's last ``from mod import *``: a public name the module
+        does not bind otherwise is taken for ``mod``'s (which module of several binds it is
+        known only with the project: ``ProjectGraph.names_of``)."""
 
     @classmethod
     def from_bindings(cls, imports: Iterable[Tuple[str, str]], module_bindings: Iterable[str]
@@ -220,7 +224,14 @@ class NameTable:
         bindings.update(resolved)
         written.update(resolved)
         positional = {k: v for k, v in self._positional.items() if k not in resolved}
-        return NameTable(bindings, written, positional)
+        table = NameTable(bindings, written, positional)
+        table.star = self.star
+        return table
+
+    def bound(self) -> Dict[str, str]:
+        """Every name the module binds to one importable object, with that object."""
+        return {name: target for name, target in self._bindings.items()
+                if target and target != _AMBIGUOUS}
 
     def binding(self, name: str) -> Optional[str]:
         """What ``name`` is bound to once the module has run (canonical), or None."""
@@ -253,6 +264,8 @@ class NameTable:
         if target is None:
             if head in _BUILTINS:
                 return f"builtins.{dotted}"
+            if self.star and not head.startswith("_"):
+                return canonical(f"{self.star}.{dotted}")
             return None
         if target == _AMBIGUOUS:
             return None
