@@ -293,8 +293,7 @@ class ModuleIndex:
     custom_steps: Set[FunctionKey] = field(default_factory=set)
     """Methods named like Keras steps whose signature Keras cannot call (``def
     train_step(self, optimizer, inputs, targets)``, ``def train_step(self)``: Keras passes
-    one batch): the project's
-    own methods, not Keras's."""
+    one batch): the project's own methods, not Keras's."""
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
@@ -595,9 +594,9 @@ class _Indexer:
         self.locals: Dict[Optional[FunctionKey], FrozenSet[str]] = {}
         self.readers: List[guards.GuardReader] = []
         self.made: List[Tuple[str, ast.expr]] = []
+        """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
         self.traced_defs: Set[FunctionKey] = set()
         """Functions of the module under a tracing decorator."""
-        """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
