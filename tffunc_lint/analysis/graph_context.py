@@ -101,6 +101,7 @@ class ProjectGraph:
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
         self._own_step_calls: Optional[FrozenSet[str]] = None
+        self._eager_off: Optional[bool] = None
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
 
@@ -139,7 +140,10 @@ class ProjectGraph:
         for path, reasons in (seeds or {}).items():
             index = self.by_path.get(path)
             keras = index is not None and not self.runs_keras(index)
+            program_eager = index is not None and self.runs_eagerly(index)
             for key, reason in reasons.items():
+                if program_eager and _made_by_tf_function(reason.how):
+                    continue
                 if not (reason.how.startswith("Keras ") and (
                         keras or self._run_by_project(index, key))):
                     add(path, key, reason)
@@ -147,15 +151,18 @@ class ProjectGraph:
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
         for index in self.by_path.values():
             unnamed = bool(index.unnamed) and self.whole_program(index)
+            program_eager = self.runs_eagerly(index)
             for entry in index.entries:
                 if unnamed and index.in_unnamed(entry.line):
                     continue  # a program that never names the code around it never runs it
+                if program_eager and _made_by_tf_function(entry.how):
+                    continue
                 if entry.within is not None:
                     within.setdefault((index.path, entry.within), []).append(entry)
                     continue
                 enter(index, entry)
             for entry in index.decorated:
-                if unnamed and index.in_unnamed(entry.line):
+                if unnamed and index.in_unnamed(entry.line) or program_eager:
                     continue
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
@@ -182,7 +189,7 @@ class ProjectGraph:
                             if api.startswith("Dataset.") else
                             f"passed to {wrapper.qualname}, which traces it",
                             line, path=index.path, function=self._qualname(*target)))
-            runs_keras = self.runs_keras(index)
+            runs_keras = self.runs_keras(index) and not program_eager
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager or not runs_keras or (
@@ -443,6 +450,18 @@ class ProjectGraph:
                     found.add(name)
         return frozenset(found)
 
+    def runs_eagerly(self, index: ModuleIndex) -> bool:
+        """``index`` turns ``tf.function`` off for the process at module level
+        (``tf.config.run_functions_eagerly(True)``), which no linted module turns on again:
+        by the time its functions can be called, the switch has run, so its
+        ``tf.function``s and Keras steps run as Python (TFF406 reports the switch);
+        ``tf.data`` still traces the functions it maps."""
+        if not index.switches_eager_on:
+            return False
+        if self._eager_off is None:
+            self._eager_off = any(m.switches_eager_off for m in self.by_path.values())
+        return not self._eager_off
+
     def _run_by_project(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
         """``key`` is a step method that the project's own loop runs (see
         ``_steps_run_by_project``)."""
@@ -629,6 +648,12 @@ class TracedFunction:
     parameters: FrozenSet[str]
     node: object = None
     """The function's ``ast`` node while the file is being analysed."""
+
+
+def _made_by_tf_function(how: str) -> bool:
+    """A trace reason that ``tf.function`` (or Keras, through it) makes: a tracing
+    decorator, ``tf.function(...)``, a Keras step or ``call``."""
+    return how.startswith(("@", "tf.function(", "Keras "))
 
 
 def _eager_steps(index: ModuleIndex, cls: ClassInfo) -> Set[str]:

@@ -112,6 +112,23 @@ _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|%s)" % RUN_EAGERLY.pattern[2
 #: methods eagerly; left in a script, TFF406 reports it. Starts with a literal, so the regex
 #: engine can skip ahead (a leading lookbehind made this search 25 times slower).
 EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
+#: ``tf.config.run_functions_eagerly(...)`` with anything but ``True``: turned off again.
+EAGER_SWITCH_OFF = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?(?!True\b)\S")
+_EAGER_SWITCHES = frozenset({"tensorflow.config.run_functions_eagerly",
+                             "tensorflow.config.experimental_run_functions_eagerly"})
+
+
+def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
+    """``tf.config.run_functions_eagerly(True)`` as a statement of its own."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    call = statement.value
+    dotted = ast_dotted_name(call.func)
+    if not dotted or names.resolve(dotted, line=statement.lineno) not in _EAGER_SWITCHES:
+        return False
+    value = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "run_eagerly"), None)
+    return isinstance(value, ast.Constant) and value.value is True
 
 
 CALLED, PASSED = "called from", "passed to a call in"
@@ -348,6 +365,11 @@ class ModuleIndex:
     ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
+    switches_eager_on: bool = False
+    """A module-level statement turns ``tf.function`` off for the process
+    (``tf.config.run_functions_eagerly(True)``): once the module is imported."""
+    switches_eager_off: bool = False
+    """Some code of the module turns it on again (``run_functions_eagerly(False)``)."""
     star_imports: List[str] = field(default_factory=list)
     """Modules the module's code imports every public name of (``from utils import *``)."""
     runs_as_program: bool = False
@@ -385,6 +407,10 @@ class ModuleIndex:
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
+        index.switches_eager_on = any(
+            _switches_eager_on(statement, index.names) for statement in tree.body)
+        index.switches_eager_off = any(EAGER_SWITCH_OFF.search(line) for line in lines
+                                       if "functions_eagerly" in line)
         return index
 
 
