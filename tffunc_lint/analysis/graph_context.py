@@ -101,7 +101,6 @@ class ProjectGraph:
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._step_calls: Optional[FrozenSet[str]] = None
         self._own_step_calls: Optional[FrozenSet[str]] = None
-        self._eager_off: Optional[bool] = None
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
 
@@ -452,15 +451,12 @@ class ProjectGraph:
 
     def runs_eagerly(self, index: ModuleIndex) -> bool:
         """``index`` turns ``tf.function`` off for the process at module level
-        (``tf.config.run_functions_eagerly(True)``), which no linted module turns on again:
-        by the time its functions can be called, the switch has run, so its
-        ``tf.function``s and Keras steps run as Python (TFF406 reports the switch);
-        ``tf.data`` still traces the functions it maps."""
-        if not index.switches_eager_on:
-            return False
-        if self._eager_off is None:
-            self._eager_off = any(m.switches_eager_off for m in self.by_path.values())
-        return not self._eager_off
+        (``tf.config.run_functions_eagerly(True)``) and never on again: by the time its
+        functions can be called, the switch has run, so its ``tf.function``s and Keras steps
+        run as Python (TFF406 reports the switch); ``tf.data`` still traces the functions
+        it maps. Known from the module alone, as the flake8 plugin sees it (a program that
+        imports it and turns the switch back is not followed)."""
+        return index.switches_eager_on and not index.switches_eager_off
 
     def _run_by_project(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
         """``key`` is a step method that the project's own loop runs (see
