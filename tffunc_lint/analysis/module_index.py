@@ -623,6 +623,8 @@ class _Indexer:
         """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
         self.traced_defs: Set[FunctionKey] = set()
         """Functions of the module under a tracing decorator."""
+        self.returns_datasets: Dict[FunctionKey, bool] = {}
+        """Functions seen so far → every ``return`` of theirs gives a dataset."""
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -935,6 +937,10 @@ class _Indexer:
 
     def visit_Return(self, node: ast.Return, scope: _Scope) -> None:
         value = node.value
+        if scope.function is not None:
+            key = scope.function.key
+            self.returns_datasets[key] = self.returns_datasets.get(key, True) and (
+                value is not None and self._dataset_value(value, scope) is DATASET)
         if (scope.function is not None and isinstance(value, ast.Call)
                 and self._qualified(value.func) == TF_FUNCTION):
             scope.function.wraps_tf_function = True
@@ -1338,6 +1344,13 @@ class _Indexer:
                     return True
                 if qualified and self._factory_value(node) is DATASET:
                     return True
+                if isinstance(node.func, ast.Name):  # a function of the module returning one
+                    name = node.func.id
+                    key = scope.lookup(name) or (
+                        None if scope.function is not None and name in self._locals(scope)
+                        else self.index.top_level.get(name))
+                    if key is not None and self.returns_datasets.get(key):
+                        return True
                 if isinstance(node.func, ast.Attribute) and node.func.attr in DATASET_CHAIN_METHODS:
                     node = node.func.value
                     continue
