@@ -116,7 +116,13 @@ class TracedCallable:
         in zip(..., variables)``), or of an attribute the class sets to a list or tuple
         (``self.heads[task]``, ``self.heads = [...]``). A tensor cannot index a Python
         list: the number must stay a Python number, and each value, which picks another
-        object, traces a graph of its own by design."""
+        object, traces a graph of its own by design. Found once per callable."""
+        known = self.__dict__.get("_selectors")
+        if known is None:
+            known = self.__dict__["_selectors"] = self._selectors()
+        return known
+
+    def _selectors(self) -> FrozenSet[str]:
         if not isinstance(self.function, _FUNCTIONS):
             return frozenset()
         parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
