@@ -99,8 +99,7 @@ class ProjectGraph:
                 if stem != index.module:
                     self._stems[stem] = None if stem in self._stems else index
         self._predicates: Dict[Tuple, Optional[str]] = {}
-        self._step_calls: Optional[FrozenSet[str]] = None
-        self._own_step_calls: Optional[FrozenSet[str]] = None
+        self._unknown_step_calls: Dict[bool, FrozenSet[str]] = {}
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
 
@@ -439,15 +438,24 @@ class ProjectGraph:
         """Keras step methods (``train_step`` …) defined in ``index``'s classes that some
         linted module calls itself, not through ``super()``: a project's own training loop
         (``model.train_step(batch)``), which runs the method as its decorator makes it."""
-        if self._step_calls is None:  # calls on objects of unknown class, anywhere
-            self._step_calls = frozenset(name for module in self.by_path.values()
-                                         for name, cls in module.step_calls if cls is None)
-        found = set()
-        for qualname, cls in index.classes.items():
-            for name in cls.methods:
-                if name in self._step_calls or (name, qualname) in index.step_calls:
-                    found.add(name)
-        return frozenset(found)
+        return frozenset(name for cls in index.classes.values()
+                         for name in self._called_steps(index, cls, loops=False))
+
+    def _called_steps(self, index: ModuleIndex, cls: ClassInfo, loops: bool) -> FrozenSet[str]:
+        """The step methods of ``cls`` that linted code calls itself: on an instance of
+        ``cls``, or by name on an object of unknown class. ``loops``: only calls outside
+        traced code, tests aside (``ModuleIndex.loop_step_calls``); else every call
+        (``ModuleIndex.step_calls``)."""
+        unknown = self._unknown_step_calls.get(loops)
+        if unknown is None:  # calls on objects of unknown class, anywhere: once per kind
+            unknown = self._unknown_step_calls[loops] = frozenset(
+                name for module in self.by_path.values()
+                if not (loops and is_test_module(module.path))
+                for name, of in (module.loop_step_calls if loops else module.step_calls)
+                if of is None)
+        calls = index.loop_step_calls if loops else index.step_calls
+        return frozenset(name for name in cls.methods
+                         if name in unknown or (name, cls.qualname) in calls)
 
     def runs_eagerly(self, index: ModuleIndex) -> bool:
         """``index`` turns ``tf.function`` off for the process at module level
@@ -468,18 +476,12 @@ class ProjectGraph:
     def _steps_run_by_project(self, index: ModuleIndex, cls: ClassInfo) -> FrozenSet[str]:
         """Keras step methods (``train_step`` …) of ``cls`` that the project's own code,
         tests aside, calls itself outside traced code (``loss +=
-        self._model.train_step(batch)``, ``ModuleIndex.loop_step_calls``): a training loop
-        of its own runs them where it calls them, not ``fit``. Known by name when the
-        receiver's class is not (an attribute, a parameter); none for a class the module
-        itself fits, evaluates or predicts with."""
+        self._model.train_step(batch)``): a training loop of its own runs them where it
+        calls them, not ``fit``; none for a class the module itself fits, evaluates or
+        predicts with."""
         if is_test_module(index.path) or cls.qualname in index.keras_run_classes:
             return frozenset()
-        if self._own_step_calls is None:
-            self._own_step_calls = frozenset(
-                name for module in self.by_path.values() if not is_test_module(module.path)
-                for name, of in module.loop_step_calls if of is None)
-        return frozenset(name for name in cls.methods if name in self._own_step_calls
-                         or (name, cls.qualname) in index.loop_step_calls)
+        return self._called_steps(index, cls, loops=True)
 
     def _imports(self) -> Dict[str, List[ModuleIndex]]:
         """Every dotted prefix of every linted module's import targets, and of the functions

@@ -114,8 +114,9 @@ _EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|%s)" % RUN_EAGERLY.pattern[2
 EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
 #: ``tf.config.run_functions_eagerly(...)`` with anything but ``True``: turned off again.
 EAGER_SWITCH_OFF = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?(?!True\b)\S")
-_EAGER_SWITCHES = frozenset({"tensorflow.config.run_functions_eagerly",
-                             "tensorflow.config.experimental_run_functions_eagerly"})
+#: The switch, as the names resolve, and its deprecated spelling.
+EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
+EAGER_SWITCHES = frozenset({EAGER_SWITCH, "tensorflow.config.experimental_run_functions_eagerly"})
 
 
 def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
@@ -124,7 +125,7 @@ def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
         return False
     call = statement.value
     dotted = ast_dotted_name(call.func)
-    if not dotted or names.resolve(dotted, line=statement.lineno) not in _EAGER_SWITCHES:
+    if not dotted or names.resolve(dotted, line=statement.lineno) not in EAGER_SWITCHES:
         return False
     value = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg == "run_eagerly"), None)

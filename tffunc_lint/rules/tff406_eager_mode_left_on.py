@@ -7,12 +7,9 @@ from typing import List, Optional, Tuple
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import descendants
-from ..analysis.module_index import EAGER_SWITCH_ON
+from ..analysis.module_index import EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES
 from ..analysis.test_code import in_test_code, is_test_path
 from ..rule import Rule, Scope
-
-_EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
-_EAGER_SWITCH_DEPRECATED = "tensorflow.config.experimental_run_functions_eagerly"
 
 
 #: Methods of a logger that tell the user something (``logger.warning(...)``).
@@ -99,13 +96,13 @@ class EagerModeLeftOn(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
-        if qualified not in (_EAGER_SWITCH, _EAGER_SWITCH_DEPRECATED):
+        if qualified not in EAGER_SWITCHES:
             return
         value = self._switch_value(node)
         if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
                 and not self._switched_off_later() and not self._announced()
                 and not self._nothing_to_switch()):
-            self.report(node, None if qualified == _EAGER_SWITCH else self.message.replace(
+            self.report(node, None if qualified == EAGER_SWITCH else self.message.replace(
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
     def _nothing_to_switch(self) -> bool:
@@ -155,8 +152,8 @@ class EagerModeLeftOn(Rule):
 
     def _sets_off(self, statement: cst.CSTNode) -> bool:
         for node in descendants(statement):
-            if isinstance(node, cst.Call) and self.context.qualified_name(node.func) in (
-                    _EAGER_SWITCH, _EAGER_SWITCH_DEPRECATED):
+            if (isinstance(node, cst.Call)
+                    and self.context.qualified_name(node.func) in EAGER_SWITCHES):
                 value = self._switch_value(node)
                 if isinstance(value, cst.Name) and value.value == "False":
                     return True
