@@ -9,6 +9,7 @@ from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import descendants
 from ..analysis.loop_kind import in_graph_loop
+from ..analysis.patterns import words
 from ..analysis.trace_output import (announces_tracing, plain_message, shows_tensor_value,
                                      traced_once_by_design, under_static_check)
 from ..rule import Rule
@@ -103,7 +104,7 @@ class PrintInTfFunction(Rule):
     name = "print-in-tf-function"
     message = ("print() shows a symbolic tensor (Tensor(\"...\")) once, while TensorFlow "
                "traces the function, not its value on every call; use tf.print()")
-    triggers = (re.compile(r"(?<![\w.])print\s*\("),)
+    triggers = (re.compile(words(["print"], [r"[\w.]"]) + r"\s*\("),)
 
     unsafe_fixable = True
 

@@ -13,6 +13,7 @@ from ..analysis.container_provenance import (Provenance, module_scopes, origin,
 from ..analysis.graph_effects import GraphEffects, Operation
 from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
+from ..analysis.patterns import words
 from ..analysis.scoped_state import restored_on_exit
 from ..analysis.state_use import StateUse
 from ..analysis.tensor_taint import literal, static_value
@@ -247,7 +248,7 @@ class PythonStateMutation(Rule):
                "tf.Variable, return the value, or move one-time set-up into "
                "`with tf.init_scope():`")
 
-    triggers = (re.compile(r"\b(?:global|nonlocal)\b"), _ATTRIBUTE_TARGETS)
+    triggers = (re.compile(words(["global", "nonlocal"]) + r"\b"), _ATTRIBUTE_TARGETS)
 
     @classmethod
     def triggers_for(cls, context):

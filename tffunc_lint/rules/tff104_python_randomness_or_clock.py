@@ -10,6 +10,7 @@ from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.guarded_code import in_eager_branch
 from ..analysis.names import ast_dotted_name, dotted_name
+from ..analysis.patterns import words
 from ..rule import Rule
 
 _RANDOM_FIX = ("use tf.random (stateless ops such as tf.random.stateless_uniform, or a "
@@ -181,18 +182,18 @@ class PythonRandomnessOrClock(Rule):
     name = "python-randomness-or-clock"
     message = ("Python randomness runs only while tf.function traces: the value is frozen into "
                f"the graph; {_RANDOM_FIX}")
-    triggers = (re.compile(r"(?<!tf\.)(?<!tensorflow\.)"
-                           r"\b(?:random|time|datetime|date|uuid|os|secrets)\s*\.\s*\w+\s*\(|"
-                           r"\b(?:now|utcnow|today|default_rng|RandomState|Random|SystemRandom)"
-                           r"\s*\("),)
+    triggers = (re.compile(
+        words(["random", "time", "datetime", "date", "uuid", "os", "secrets"],
+              [r"\w", r"tf\.", r"tensorflow\."]) + r"\s*\.\s*\w+\s*\(|"
+        + words(["now", "utcnow", "today", "default_rng", "RandomState", "Random",
+                 "SystemRandom"]) + r"\s*\("),)
 
     @classmethod
     def triggers_for(cls, context):
         prefixes = ("numpy.random", "random.", "time.", "datetime.", "uuid.", "os.urandom",
                     "os.getrandom", "secrets.")
         imported = context.names.local_names_for(prefixes)
-        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*[.(]")
-                                    for name in imported)
+        return cls.triggers + ((re.compile(words(imported) + r"\s*[.(]"),) if imported else ())
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)

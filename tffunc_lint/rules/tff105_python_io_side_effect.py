@@ -11,6 +11,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.names import ast_dotted_name, dotted_name
+from ..analysis.patterns import words
 from ..analysis.trace_output import (announces_tracing, shows_tensor_value,
                                      traced_once_by_design, under_static_check)
 from ..rule import Rule
@@ -154,8 +155,9 @@ class PythonIoSideEffect(Rule):
     code = "TFF105"
     name = "python-io-side-effect"
     message = f"Python I/O runs only while tf.function traces, not on every call; {_FIX}"
-    triggers = (re.compile(r"\b(?:open|input|system|popen)\s*\(|\blogging\s*\.|subprocess|"
-                           r"\bstd(?:out|err)\s*\.|get_logger|getLogger"),)
+    triggers = (re.compile(words(["open", "input", "system", "popen"]) + r"\s*\(|"
+                           + words(["logging", "stdout", "stderr"]) + r"\s*\.|subprocess|"
+                           r"get_logger|getLogger"),)
 
     @classmethod
     def triggers_for(cls, context):
@@ -163,8 +165,8 @@ class PythonIoSideEffect(Rule):
                     "os.system", "os.popen", "sys.")
         names = context.names.local_names_for(prefixes)
         loggers = context.fact("tff105.loggers", _module_loggers)
-        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*[.(]")
-                                    for name in (*names, *loggers))
+        names = (*names, *loggers)
+        return cls.triggers + ((re.compile(words(names) + r"\s*[.(]"),) if names else ())
 
     def visit_Call(self, node: cst.Call) -> None:
         message = self._message(node)

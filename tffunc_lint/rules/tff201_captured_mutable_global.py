@@ -7,6 +7,7 @@ from typing import Set, Tuple
 
 from ..analysis.lazy_libcst import NodeTypes, cst
 
+from ..analysis.patterns import words
 from ..analysis.rebinding import CLOSURE, Rebinding
 from ..rule import Rule
 
@@ -131,7 +132,7 @@ class CapturedMutableGlobal(Rule):
         names = sorted(Rebinding.of(context).names())
         if not names:
             return ()
-        return (re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, names))),)
+        return (re.compile(words(names) + r"\b"),)
 
     def visit_Name(self, node: cst.Name) -> None:
         function = self.context.function

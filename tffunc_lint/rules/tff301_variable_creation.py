@@ -10,6 +10,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
+from ..analysis.patterns import words
 from ..analysis.keras_version import keras_2_only
 from ..rule import Rule
 
@@ -111,12 +112,13 @@ class VariableCreatedInTfFunction(Rule):
                "supports singleton variables); create it once outside, e.g. in __init__, or "
                "guard it with `if self.v is None:`")
 
-    triggers = (re.compile(r"\bVariable\s*\(|\b(?:layers|optimizers)\.[A-Z]"),)
+    triggers = (re.compile(words(["Variable"]) + r"\s*\(|"
+                           + words(["layers", "optimizers"]) + r"\.[A-Z]"),)
 
     @classmethod
     def triggers_for(cls, context):
         imported = context.names.local_names_for(_KERAS_FACTORIES + ("tensorflow.Variable",))
-        return cls.triggers + tuple(re.compile(rf"\b{re.escape(name)}\s*\(") for name in imported)
+        return cls.triggers + ((re.compile(words(imported) + r"\s*\("),) if imported else ())
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)

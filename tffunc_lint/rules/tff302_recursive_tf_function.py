@@ -14,6 +14,7 @@ from ..analysis.graph_context import ProjectGraph
 from ..analysis.loop_kind import python_container_type
 from ..analysis.module_index import CALLED, FunctionKey
 from ..analysis.names import ast_dotted_name, function_local_names, parameter_names
+from ..analysis.patterns import words
 from ..analysis.tensor_taint import (STATIC_ATTRIBUTES, STATIC_CALLS, python_annotation,
                                      read_annotation)
 from ..rule import Rule
@@ -223,7 +224,7 @@ class RecursiveTfFunction(Rule):
         names = sorted({name for found in calls.values() for name, _ in found})
         if not names:
             return ()
-        return (re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, names))),)
+        return (re.compile(words(names) + r"\s*\("),)
 
     def visit_Call(self, node: cst.Call) -> None:
         function = self.context.function

@@ -12,6 +12,17 @@ from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops
 from ..analysis.names import assigned_names, dotted_name
 from ..rule import Rule
 
+_LOOP_HEADER = re.compile(r"^[ \t]*(?:for|while)\b", re.MULTILINE)
+_APPEND = re.compile(r"\.\s*(?:append|extend|insert)\s*\(")
+
+
+def _append_after_loop(text: str) -> bool:
+    """An append anywhere after the first loop header (one pattern spanning both would
+    rescan the rest of the text from every header)."""
+    header = _LOOP_HEADER.search(text)
+    return header is not None and _APPEND.search(text, header.end()) is not None
+
+
 _APPENDS = frozenset({"append", "extend", "insert"})
 
 
@@ -92,8 +103,7 @@ class PythonListInTensorLoop(Rule):
                "InaccessibleTensorError; use a tf.TensorArray (`ta = ta.write(i, value)`)")
 
     # An append that follows a loop header in the region (graph loops only exist there).
-    triggers = (re.compile(r"^[ \t]*(?:for|while)\b[^\n]*(?:\n[^\n]*)*?"
-                           r"\.\s*(?:append|extend|insert)\s*\(", re.MULTILINE),)
+    triggers = (_append_after_loop,)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
