@@ -97,6 +97,54 @@ def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
     assert "utils.py" not in again and "eager.py" not in again
 
 
+def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
+    from tffunc_lint import runner
+    from tffunc_lint.analysis.module_index import ModuleIndex
+    from tffunc_lint.config import Settings
+
+    built, again = [], []
+    build, original_map = ModuleIndex.build.__func__, runner._map
+
+    def counting_build(cls, path, *args, **kwargs):
+        built.append(path)
+        return build(cls, path, *args, **kwargs)
+
+    def recording(jobs, workers):
+        again[:] = [job[0] for job in jobs]
+        return original_map(jobs, workers)
+
+    monkeypatch.setattr(ModuleIndex, "build", classmethod(counting_build))
+    monkeypatch.setattr(runner, "_map", recording)
+    files = sorted(str(p) for p in (PROJECT / "proj").glob("*.py"))
+    settings = Settings().resolved()
+    reused = {r.path: r.findings for r in runner.lint_project(files, lambda path: settings)}
+    assert again and sorted(built) == files  # one index per file, none built again
+
+    # The same findings as when the second pass builds the indexes anew.
+    views = runner._project_views
+    monkeypatch.setattr(runner, "_project_views",
+                        lambda *args: [job[:5] + (None,) for job in views(*args)])
+    built.clear()
+    rebuilt = {r.path: r.findings for r in runner.lint_project(files, lambda path: settings)}
+    assert sorted(built) == sorted(files + again)
+    assert rebuilt == reused and any(reused.values())
+
+
+def test_an_index_of_another_text_is_not_used():
+    from tffunc_lint.config import Settings
+    from tffunc_lint.engine import lint_text
+
+    settings = Settings().resolved()
+    traced = ("import tensorflow as tf\n\n@tf.function\ndef f(x):\n"
+              "    print(x)\n    return x\n")
+    other = "import tensorflow as tf\n\ndef f(x):\n    return x\n"
+    stale = lint_text("m.py", other, settings).index
+    assert stale is not None and stale.text_hash == hash(other)
+    expected = lint_text("m.py", traced, settings).findings
+    assert [f.code for f in expected] == ["TFF101"]
+    assert lint_text("m.py", traced, settings, index=stale).findings == expected
+
+
 def test_a_private_helper_a_test_calls_through_its_module_is_not_redundant(capsys, tmp_path):
     # google-research/federated: modules without __init__.py (named by their stem) whose
     # tests import them by package path and call a private tf.function eagerly.

@@ -247,14 +247,16 @@ def _enabled_rules(enabled: FrozenSet[str]) -> List[type]:
 
 
 def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = False,
-                view: Optional[ModuleView] = None) -> FileResult:
+                view: Optional[ModuleView] = None,
+                index: Optional[ModuleIndex] = None) -> FileResult:
     """Lint one file's bytes. Never raises for any input.
 
     ``view`` is what the project-wide call graph found about this file (traced functions,
-    predicates); without it the file is analysed on its own.
+    predicates); without it the file is analysed on its own. ``index`` is the file's
+    index from an earlier lint of the same bytes, if the caller has it.
     """
     if is_notebook(path):
-        return _lint_notebook(path, source, settings, fix, view)
+        return _lint_notebook(path, source, settings, fix, view, index)
     enabled = settings.enabled_for(path)
     try:
         text, encoding = _decode(source)
@@ -263,14 +265,15 @@ def lint_source(path: str, source: bytes, settings: Settings, *, fix: bool = Fal
         return FileResult(path, [f for f in findings if f.code in enabled])
     if len(text) > PIECE_CHARS:
         return _lint_pieces(path, text, settings, enabled, fix)
-    result = lint_text(path, text, settings, enabled=enabled, fix=fix, view=view)
+    result = lint_text(path, text, settings, enabled=enabled, fix=fix, view=view, index=index)
     if result.fixed_source is not None:
         result.fixed_source = result.fixed_source.encode(encoding)
     return result
 
 
 def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
-                   view: Optional[ModuleView]) -> FileResult:
+                   view: Optional[ModuleView], index: Optional[ModuleIndex] = None
+                   ) -> FileResult:
     """Lint a notebook's code cells as one program; findings at (cell, line in cell)."""
     enabled = settings.enabled_for(path)
     try:
@@ -281,7 +284,7 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
     if not book.python:
         return FileResult(path, [])
     result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                       fix=fix and not book.errors)
+                       fix=fix and not book.errors, index=index)
     if result.fixed_source is not None:
         try:
             result.fixed_source = book.with_fixed(result.fixed_source)
@@ -428,11 +431,13 @@ def lint_text(path: str, text: str, settings: Settings, *,
               apply_noqa: bool = True, tree: Optional[ast.Module] = None,
               view: Optional[ModuleView] = None,
               lines: Optional[List[str]] = None,
-              own_lines: Optional[Tuple[int, int]] = None) -> FileResult:
+              own_lines: Optional[Tuple[int, int]] = None,
+              index: Optional[ModuleIndex] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
-    the others."""
+    the others. ``index``: the text's :class:`ModuleIndex` from an earlier lint (same
+    path, text and settings), not built again."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
@@ -444,7 +449,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
         gc.disable()
         if tree is None:
             tree = parse_module(text, lines, path)
-        analysis.run(tree, view, fix)
+        analysis.run(tree, view, fix, index)
         findings = analysis.findings
     except SyntaxError as error:
         line = error.lineno or 1
@@ -561,10 +566,17 @@ class _Analysis:
             self.context.release()
             self.context = None
 
-    def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool) -> None:
-        module, is_package = module_name_for(self.path)
-        self.index = ModuleIndex.build(self.path, module, tree, self.lines,
-                                       self.settings.extra_traced_decorators, is_package)
+    def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool,
+            index: Optional[ModuleIndex] = None) -> None:
+        text_hash = hash(self.text)
+        if index is not None and index.text_hash == text_hash:
+            index.attach(tree, self.lines)
+            self.index = index
+        else:  # none, or the file changed since (then its hash differs, or another process's)
+            module, is_package = module_name_for(self.path)
+            self.index = ModuleIndex.build(self.path, module, tree, self.lines,
+                                           self.settings.extra_traced_decorators, is_package)
+            self.index.text_hash = text_hash
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names.refined(self.graph.names)
@@ -706,7 +718,8 @@ def _walk(context: FileContext, rules: Sequence[Rule], module: cst.Module, line_
 
 
 def lint_file(path: str, settings: Settings, fix: bool = False,
-              view: Optional[ModuleView] = None) -> FileResult:
+              view: Optional[ModuleView] = None,
+              index: Optional[ModuleIndex] = None) -> FileResult:
     """Read and lint one file; unreadable files yield a TFF000 finding."""
     try:
         with open(path, "rb") as handle:
@@ -715,7 +728,7 @@ def lint_file(path: str, settings: Settings, fix: bool = False,
         finding = _file_finding(path, f"cannot read file: {error.strerror or error}")
         enabled = settings.enabled_for(path)
         return FileResult(path, [finding] if finding.code in enabled else [])
-    result = lint_source(path, source, settings, fix=fix, view=view)
+    result = lint_source(path, source, settings, fix=fix, view=view, index=index)
     if result.fixed_source is not None and result.original is None:
         result.original = source
     return result

@@ -25,6 +25,7 @@ from .finding import FileResult
 from .files import module_name_for
 from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
+from .analysis.module_index import ModuleIndex
 
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
@@ -49,16 +50,17 @@ class reporting_to:
         _progress.remove(self._callback)
 
 
-Job = Tuple[str, Settings, bool, Optional[ModuleView], Optional[bytes]]
-"""(path, settings, fix, view, source): ``source`` is the content the cache key was computed
-from (None: read the file)."""
+Job = Tuple[str, Settings, bool, Optional[ModuleView], Optional[bytes], Optional[ModuleIndex]]
+"""(path, settings, fix, view, source, index): ``source`` is the content the cache key was
+computed from (None: read the file); ``index`` the file's index from the first pass (None:
+build it)."""
 
 
 def _lint_job(job: Job) -> FileResult:
-    path, settings, fix, view, source = job
+    path, settings, fix, view, source, index = job
     if source is None:
-        return lint_file(path, settings, fix=fix, view=view)
-    return lint_source(path, source, settings, fix=fix, view=view)
+        return lint_file(path, settings, fix=fix, view=view, index=index)
+    return lint_source(path, source, settings, fix=fix, view=view, index=index)
 
 
 def _read(path: str) -> Optional[bytes]:
@@ -168,7 +170,7 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
         view = graph.view_of(result.index, traced[result.path])
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view,
-                          sources.get(result.path)))
+                          sources.get(result.path), result.index))
     return again
 
 
@@ -263,7 +265,7 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 if isinstance(hit, FileResult) and hit.path == path:
                     cached[path] = hit
             _kept()
-    jobs = [(path, settings_for(path), fix, None, sources.get(path))
+    jobs = [(path, settings_for(path), fix, None, sources.get(path), None)
             for path in files if path not in cached]
     linted = {r.path: r for r in _map(jobs, workers)}
     for path, result in linted.items():

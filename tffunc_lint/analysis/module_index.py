@@ -22,6 +22,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
                     function_local_names)
+from .patterns import words
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -105,8 +106,8 @@ _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 _KERAS_EXPORTS = frozenset({"save", "export"})
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 #: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
-RUN_EAGERLY = re.compile(r"\brun_eagerly\s*=\s*True\b")
-_EAGER_CLASS = re.compile(r"\b(?:dynamic\s*=\s*True|%s)" % RUN_EAGERLY.pattern[2:])
+RUN_EAGERLY = re.compile(words(["run_eagerly"]) + r"\s*=\s*True\b")
+_EAGER_CLASS = re.compile(words(["dynamic"]) + r"\s*=\s*True|" + RUN_EAGERLY.pattern)
 #: ``tf.config.run_functions_eagerly(True)``: tf.function off for the whole process. In a
 #: class's constructor (a bridge to host code that needs values), Keras runs the instance's
 #: methods eagerly; left in a script, TFF406 reports it. Starts with a literal, so the regex
@@ -351,6 +352,10 @@ class ModuleIndex:
     (``tf.saved_model.save(model, path)``, the TFLite converter): Keras runs ``call`` in a
     graph then."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
+    text_hash: Optional[int] = None
+    """``hash()`` of the text it was built from, set by the engine: an index sent back to a
+    worker is used only for the same text (forked workers share the parent's hash seed;
+    other processes differ, and build the index again)."""
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -395,6 +400,24 @@ class ModuleIndex:
             if self.star_imports:  # a name two of them bind is the later one's
                 table.star = self.star_imports[-1]
         return table
+
+    def attach(self, tree: ast.Module, lines: Sequence[str]) -> None:
+        """Find the nodes of the index's functions in ``tree``, a new parse of the text the
+        index was built from (an index sent back to the worker that lints the file again
+        with the project's view: rebuilding it would cost a third of the lint)."""
+        functions = self.functions
+        nodes = {}
+        for node in ast.walk(tree):
+            cls = node.__class__
+            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+                key = def_key(node.lineno, node.name)
+            elif cls is ast.Lambda:
+                key = lambda_key(node.lineno, char_column(node, lines))
+            else:
+                continue
+            if key in functions:
+                nodes[key] = node
+        self.nodes = {key: nodes[key] for key in functions if key in nodes}  # the build's order
 
     @classmethod
     def build(cls, path: str, module: str, tree: ast.Module, lines: Sequence[str],
@@ -1376,11 +1399,15 @@ class _Indexer:
         return bool(dotted and "strategy" in dotted.rpartition(".")[2].lower())
 
     def _char_column(self, node: ast.AST) -> int:
-        """``ast`` columns count UTF-8 bytes; LibCST's count characters."""
-        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
-        if line.isascii():
-            return node.col_offset
-        return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+        return char_column(node, self.lines)
+
+
+def char_column(node: ast.AST, lines: Sequence[str]) -> int:
+    """``ast`` columns count UTF-8 bytes; LibCST's count characters."""
+    line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+    if line.isascii():
+        return node.col_offset
+    return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
 
 
 #: An identifier, and whether ``.python_function`` (the undecorated function) follows it.
