@@ -139,8 +139,8 @@ KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
-_RUNS_ELSEWHERE = re.compile(
-    r"(?:^|\.)(?:Process|Thread|Timer|submit|apply_async|map_async|register)$")
+_RUNS_ELSEWHERE = frozenset({
+    "Process", "Thread", "Timer", "submit", "apply_async", "map_async", "register"})
 
 #: A call that runs the builder handed to it once and caches what it returns:
 #: ``tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)``, or any
@@ -407,7 +407,9 @@ class ModuleIndex:
         with the project's view: rebuilding it would cost a third of the lint)."""
         functions = self.functions
         nodes = {}
-        for node in ast.walk(tree):
+        # A def is a statement: only blocks need looking into, unless a lambda is wanted.
+        lambdas = any(key[0] == "lambda" for key in functions)
+        for node in ast.walk(tree) if lambdas else iter_statements(tree.body):
             cls = node.__class__
             if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
                 key = def_key(node.lineno, node.name)
@@ -1079,7 +1081,8 @@ class _Indexer:
             # unless that callee hands it to tf.py_function (settled by the call graph), or
             # the call starts a process or thread to run it (outside any trace).
             positions = None
-            elsewhere = _RUNS_ELSEWHERE.search(qualified or ast_dotted_name(func) or "")
+            elsewhere = (qualified or ast_dotted_name(func) or "").rpartition(".")[2] in (
+                _RUNS_ELSEWHERE)
             for argument in arguments if not elsewhere else ():
                 if isinstance(argument, (ast.Name, ast.Attribute)):
                     target = self._callable(argument, scope)
