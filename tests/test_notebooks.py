@@ -507,6 +507,44 @@ def test_a_syntax_error_names_the_line_of_its_own_cell(tmp_path, capsys):
     assert "(detected at cell 3, line 2)" in line
 
 
+def test_a_cell_only_a_newer_kernel_may_parse_is_reported_as_not_analysed(tmp_path, capsys):
+    # a course notebook on a Python 3.13 kernel: `f"{d.get("k")}"` (PEP 701) ran there;
+    # the Python running the linter may be older and not parse it
+    running = sys.version_info[:2]
+    newer, older = f"{running[0]}.{running[1] + 1}", f"{running[0]}.{running[1] - 1}"
+    lines = {}
+    for version in (newer, older):
+        data = json.loads(notebook(IMPORT, ("code", "x = (\n"), PRINT_STEP))
+        data["metadata"]["language_info"]["version"] = f"{version}.0"
+        path = tmp_path / f"nb_{version}.ipynb"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        _, out, _ = run(capsys, str(path))
+        lines[version] = [line.split(": ", 1)[1] for line in finding_lines(out)]
+    assert lines[newer][0].startswith(
+        f"TFF000 not analysed: the notebook's kernel is Python {newer}, and Python "
+        f"{running[0]}.{running[1]}, which runs tffunc-lint, cannot parse this cell (")
+    assert lines[older][0].startswith("TFF000 syntax error: ")
+    assert [line[:6] for line in lines[newer]] == [line[:6] for line in lines[older]] == [
+        "TFF000", "TFF101"]  # the other cells are linted all the same
+
+
+def test_a_one_percent_magic_with_a_body_runs_as_datalab_runs_it(tmp_path, capsys):
+    # TensorFlow without a PhD's Datalab notebooks: `%bq query --name q` then SQL; Datalab
+    # adds the second `%` to a line magic that has a body, Jupyter does not
+    bash = ("code", "%bash\necho $PROJECT\n")
+    datalab, jupyter = tmp_path / "datalab.ipynb", tmp_path / "jupyter.ipynb"
+    datalab.write_text(notebook(
+        IMPORT, ("code", "%bq query --name stations\nSELECT stationid\nFROM daily\n"), bash,
+        ("code", "%time\nx = (\n"), ("code", "%matplotlib inline\ndef broken(:\n"),
+        PRINT_STEP), encoding="utf-8")
+    jupyter.write_text(notebook(IMPORT, bash, PRINT_STEP), encoding="utf-8")
+    assert positions(capsys, str(datalab)) == [
+        (4, 2, 5, "TFF000"),  # a Python body (%time) that does not parse
+        (5, 2, 12, "TFF000"),  # a line magic (no cell magic of that name) before Python
+        (6, 3, 5, "TFF101")]
+    assert positions(capsys, str(jupyter)) == [(2, 2, 6, "TFF000"), (3, 3, 5, "TFF101")]
+
+
 def test_an_empty_notebook_file_is_reported_as_empty(tmp_path, capsys):
     (tmp_path / "empty.ipynb").write_bytes(b"")  # untranslated chapters of a book repository
     _, out, _ = run(capsys, str(tmp_path))

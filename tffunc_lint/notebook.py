@@ -28,6 +28,7 @@ import copy
 import io
 import json
 import re
+import sys
 import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
@@ -130,6 +131,8 @@ class Notebook:
         self.errors: List[Tuple[int, int, str]] = []
         """Cells that do not parse: (line in the joined source, column, message)."""
         parts, first_lines, numbers, line = [], [], [], 1
+        newer = _newer_kernel(data)
+        datalab = any(_DATALAB.search(line) for cell in cells for line in cell.lines)
         for cell in cells:
             first_lines.append(line)
             numbers.append(cell.number)
@@ -137,7 +140,8 @@ class Notebook:
                 try:
                     ast.parse("".join(cell.masked))
                 except SyntaxError:
-                    if not (_strip_prompts(cell) or _dedent(cell)):
+                    if not (_strip_prompts(cell) or _dedent(cell)
+                            or datalab and _one_percent_cell_magic(cell)):
                         raise
                     ast.parse("".join(cell.masked))
             except (SyntaxError, ValueError) as error:
@@ -149,7 +153,13 @@ class Notebook:
                 message = re.sub(r"\bat line (\d+)",
                                  lambda m, first=line: f"at line {first + int(m.group(1)) - 1}",
                                  message)
-                self.errors.append((line + lineno - 1, column, f"syntax error: {message}"))
+                if newer:  # valid, maybe, for the kernel the notebook was written for
+                    message = (f"not analysed: the notebook's kernel is Python {newer}, and "
+                               f"Python {_RUNNING}, which runs tffunc-lint, cannot parse this "
+                               f"cell ({message}); run tffunc-lint under Python {newer}")
+                else:
+                    message = f"syntax error: {message}"
+                self.errors.append((line + lineno - 1, column, message))
                 cell.masked = ["\n"] * len(cell.masked)  # lint the other cells
             parts.extend(cell.masked)
             parts.append(CELL_END)
@@ -292,6 +302,51 @@ def _mask(cell: _Cell) -> None:
             j += 1
             cell.masked[j] = "\n"
             cell.changed[j] = lines[j]
+
+
+def _one_percent_cell_magic(cell: _Cell) -> bool:
+    """Google Cloud Datalab runs a cell whose first line is a line magic and which has more
+    lines (``%bq query --name q`` then SQL, ``%bash`` then commands) as a cell magic: it
+    adds the second ``%``. In a Datalab notebook, a cell that does not parse as Python
+    otherwise is read that way (Jupyter fails on it: there it stays a syntax error)."""
+    first = next((i for i, line in enumerate(cell.lines)
+                  if line.strip() and not line.lstrip().startswith("#")), None)
+    magic = _LINE_MAGIC_FIRST.match(cell.lines[first]) if first is not None else None
+    if magic is None or not any(line.strip() for line in cell.lines[first + 1:]):
+        return False
+    if magic.group("name") not in _OTHER_LANGUAGE_CELL_MAGICS:
+        return False  # ``%time`` then Python that does not parse; ``%matplotlib``: errors
+    cell.changed.update({i: line for i, line in enumerate(cell.lines) if i not in cell.changed})
+    cell.masked = ["\n"] * len(cell.masked)
+    return True
+
+
+#: Cell magics of IPython and Datalab whose body is not Python.
+_OTHER_LANGUAGE_CELL_MAGICS = frozenset({
+    "bash", "sh", "script", "system", "sx", "file", "writefile", "html", "javascript", "js",
+    "latex", "markdown", "svg", "perl", "ruby", "bq", "bigquery", "sql", "gcs", "storage",
+    "chart", "ml", "monitoring"})
+#: A notebook written for Datalab: it imports Datalab's library or uses its own magics.
+_DATALAB = re.compile(r"\bgoogle\.datalab\b|^\s*(?:import|from)\s+datalab\b|"
+                      r"^\s*%%?(?:bq|gcs|chart|storage)\b")
+#: A line magic (one ``%``) at the start of a line.
+_LINE_MAGIC_FIRST = re.compile(r"%(?!%)(?P<name>\w+)")
+#: The Python running tffunc-lint, and a notebook kernel's declared language version.
+_RUNNING = "%d.%d" % sys.version_info[:2]
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def _newer_kernel(data: dict) -> Optional[str]:
+    """The notebook's Python version (``language_info.version``) when it is newer than the
+    Python running tffunc-lint, which may not parse what the newer one accepts (an f-string
+    that reuses its quotes, Python 3.12); else None."""
+    metadata = data.get("metadata")
+    info = metadata.get("language_info") if isinstance(metadata, dict) else None
+    version = _VERSION.match(str(info.get("version", ""))) if isinstance(info, dict) else None
+    if version is None:
+        return None
+    declared = (int(version.group(1)), int(version.group(2)))
+    return "%d.%d" % declared if declared > sys.version_info[:2] else None
 
 
 def _strip_prompts(cell: _Cell) -> bool:
