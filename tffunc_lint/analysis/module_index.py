@@ -104,6 +104,7 @@ KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on
 _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
 #: Model methods that trace ``call`` to export it (a SavedModel).
 _KERAS_EXPORTS = frozenset({"save", "export"})
+_KERAS_RUNS_AND_EXPORTS = KERAS_RUNS | _KERAS_EXPORTS
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 #: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
 RUN_EAGERLY = re.compile(words(["run_eagerly"]) + r"\s*=\s*True\b")
@@ -440,8 +441,10 @@ class ModuleIndex:
         return index
 
 
+_UNKNOWN = object()
+
+
 # -- statements ---------------------------------------------------------------------------
-_BLOCKS = ("body", "orelse", "finalbody")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -449,19 +452,30 @@ def iter_statements(statements: Iterable[ast.stmt], *, into_scopes: bool = True
                     ) -> Iterator[ast.stmt]:
     """Every statement, depth-first, descending into blocks (and scopes, if asked)."""
     stack = list(reversed(list(statements)))
+    fields_of = _STATEMENT_FIELDS
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, _SCOPES) and not into_scopes:
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in ("body", "orelse", "finalbody",
+                                                        "handlers", "cases")
+                                            if f in cls._fields)
+        if not fields or not into_scopes and cls in _SCOPES:
             continue
         children: List[ast.stmt] = []
-        for block in _BLOCKS:
-            children.extend(getattr(node, block, None) or ())
-        for handler in getattr(node, "handlers", None) or ():
-            children.extend(handler.body)
-        for case in getattr(node, "cases", None) or ():
-            children.extend(case.body)
+        for name in fields:
+            if name == "handlers" or name == "cases":  # their bodies, in order
+                for part in getattr(node, name) or ():
+                    children.extend(part.body)
+            else:
+                children.extend(getattr(node, name, None) or ())
         stack.extend(reversed(children))
+
+
+#: Per statement class, its fields that hold blocks of statements (filled on first use).
+_STATEMENT_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 def _target_names(target: ast.expr) -> Iterator[str]:
@@ -651,6 +665,8 @@ class _Indexer:
         """Functions of the module under a tracing decorator."""
         self.returns_datasets: Dict[FunctionKey, bool] = {}
         """Functions seen so far → every ``return`` of theirs gives a dataset."""
+        self.qualified: Dict[int, Optional[str]] = {}
+        """``id()`` of an expression node of the tree (alive while indexing) → its name."""
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -999,20 +1015,20 @@ class _Indexer:
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
         func = node.func
         qualified = self._qualified(func)
-        if (qualified and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id in self.imported_aliases):
+        attr = func.attr if func.__class__ is ast.Attribute else None
+        receiver_name = (func.value.id if attr is not None and func.value.__class__ is ast.Name
+                         else None)  # ``mod`` of ``mod.f(x)``
+        if qualified and receiver_name in self.imported_aliases:
             self.index.module_calls.add(qualified)  # ``mod._helper(x)``, through its module
-        if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS | _KERAS_EXPORTS:
+        if attr in _KERAS_RUNS_AND_EXPORTS:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
                     self.index.classes):
                 self.index.keras_run_classes.add(receiver[1])
-        if isinstance(func, ast.Attribute) and func.attr in KERAS_RUNS:
-            self.index.keras_runs.append(func.value.id if isinstance(func.value, ast.Name)
-                                         else None)
-        elif (isinstance(func, ast.Attribute) and func.attr in _KERAS_EXPORTS
-              and isinstance(func.value, ast.Name)):
-            self.index.keras_exports.append(func.value.id)
+        if attr in KERAS_RUNS:
+            self.index.keras_runs.append(receiver_name)
+        elif attr in _KERAS_EXPORTS and receiver_name is not None:
+            self.index.keras_exports.append(receiver_name)
         elif qualified and _builds_keras_graph(qualified, node):
             exported = (self._instance_class(node.args[0], scope)
                         if qualified.endswith(_KERAS_GRAPH_EXPORTS) and node.args else None)
@@ -1020,9 +1036,9 @@ class _Indexer:
                 self.index.keras_run_classes.add(exported)
             else:
                 self.index.builds_keras_graphs = True
-        if (isinstance(func, ast.Attribute) and func.attr in _KERAS_STEPS and not (
+        if attr in _KERAS_STEPS and not (
                 isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
-                and func.value.func.id == "super")):
+                and func.value.func.id == "super"):
             receiver = self._callable(func, scope)
             call = (func.attr, receiver[1] if receiver and receiver[0] in ("method", "super")
                     else None)
@@ -1031,13 +1047,12 @@ class _Indexer:
                        or outer.function.qualname.rpartition(".")[2] in KERAS_GRAPH_METHODS
                        for outer in _chain(scope)):
                 self.index.loop_step_calls.add(call)
-        if (scope.function is None and isinstance(func, ast.Attribute)
-                and func.attr in _STEPS_AND_RUNS and isinstance(func.value, ast.Name)):
-            self.index.eager_steps.add((func.value.id, func.attr))
-        elif scope.function is None and isinstance(func, ast.Name):
+        if scope.function is None and attr in _STEPS_AND_RUNS and receiver_name is not None:
+            self.index.eager_steps.add((receiver_name, attr))
+        elif scope.function is None and func.__class__ is ast.Name:
             self.index.eager_steps.add((func.id, "__call__"))  # ``model(x)``, run eagerly
         skipped: Set[int] = set()
-        if is_py_function(qualified, func.attr if isinstance(func, ast.Attribute) else None):
+        if is_py_function(qualified, attr):
             for callable_ in _arguments(node, (0,), ("func",)):
                 skipped.add(id(callable_))
                 if isinstance(callable_, ast.Name):
@@ -1230,8 +1245,14 @@ class _Indexer:
         return self.names.resolve(dotted, line=self.statement_region[0])
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
-        dotted = ast_dotted_name(node)
-        return self._resolve(dotted) if dotted else None
+        """``node``'s canonical name, once per node (a call's callee is asked for by several
+        analyses of the call)."""
+        known = self.qualified
+        found = known.get(id(node), _UNKNOWN)
+        if found is _UNKNOWN:
+            dotted = ast_dotted_name(node)
+            found = known[id(node)] = self._resolve(dotted) if dotted else None
+        return found
 
     def _tracing_decorator(self, decorator: ast.expr) -> Optional[str]:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
