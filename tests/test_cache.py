@@ -5,6 +5,7 @@ it changes)."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Dict, List
 
@@ -191,6 +192,17 @@ def test_settings_change_invalidates(project, linted):
     linted.clear()
     only = Settings(root=str(project), select=("TFF301",)).resolved()
     assert all(not found for found in _run(project, cache, only).values())
+    assert {"__init__.py", "helpers.py", "other.py", "train.py"} <= set(linted)
+
+
+def test_another_python_version_does_not_read_the_entries(project, linted, monkeypatch):
+    # a cell or module only a newer Python parses: its findings depend on the version
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    _run(project, cache)
+    linted.clear()
+    major, minor = sys.version_info[:2]
+    monkeypatch.setattr(sys, "version_info", (major, minor + 1, 0, "final", 0))
+    _run(project, Cache(str(project / ".tffunc_lint_cache")))
     assert {"__init__.py", "helpers.py", "other.py", "train.py"} <= set(linted)
 
 

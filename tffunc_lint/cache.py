@@ -4,7 +4,8 @@ The cache lives in ``.tffunc_lint_cache/`` at the project root (or the ``cache-d
 setting) and holds, per linted file, two entries:
 
 * the file linted on its own, keyed on the file's content, its path and module name, the
-  settings that apply to it and the version of tffunc-lint: its findings and its index (for
+  settings that apply to it and the versions of tffunc-lint and Python (what parses
+  depends on it): its findings and its index (for
   joining the project's call graph);
 * the file linted again with what the project's call graph found about it (the "view":
   traced functions with their reasons, predicates, names resolved through other modules),
@@ -27,6 +28,7 @@ import contextlib
 import gc
 import functools
 import os
+import sys
 from typing import Any, Optional
 
 from . import __version__
@@ -91,7 +93,10 @@ class Cache:
 
     def __init__(self, directory: Optional[str]):
         self.directory = directory
-        self._folder = (os.path.join(directory, f"v{__version__}-{_FORMAT}-{_code_stamp()}")
+        # The Python version too: what parses (and so what is found) depends on it.
+        python = "py%d%d" % sys.version_info[:2]
+        self._folder = (os.path.join(directory,
+                                     f"v{__version__}-{_FORMAT}-{python}-{_code_stamp()}")
                         if directory else None)
         self._ready = False
 

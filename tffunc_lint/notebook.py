@@ -132,7 +132,7 @@ class Notebook:
         """Cells that do not parse: (line in the joined source, column, message)."""
         parts, first_lines, numbers, line = [], [], [], 1
         newer = _newer_kernel(data)
-        datalab = any(_DATALAB.search(line) for cell in cells for line in cell.lines)
+        datalab = any(_DATALAB.search(text) for cell in cells for text in cell.lines)
         for cell in cells:
             first_lines.append(line)
             numbers.append(cell.number)
