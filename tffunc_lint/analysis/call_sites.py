@@ -33,13 +33,12 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 from .lazy_libcst import cst
 
 from .module_index import TF_FUNCTION, FunctionKey, def_key, iter_statements
-from .names import ast_dotted_name, dotted_name
+from .names import ast_dotted_name, dotted_name, own_nodes
 from .source_lines import SourceLines, tf_function_lines
 
 FACT = "call_sites"
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCOPES = _FUNCTIONS + (ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Not bool(): it gives two values at most, two traces by design (a mode flag).
@@ -105,7 +104,7 @@ class TracedCallable:
             return frozenset()
         parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
         found = set()
-        for node in _own_nodes(self.function.body):
+        for node in own_nodes(self.function.body):
             if isinstance(node, (*_LOOPS, ast.comprehension)):
                 found.update(_iterated_names(node.iter) & parameters)
         return frozenset(found)
@@ -130,7 +129,7 @@ class TracedCallable:
         attributes = _list_attributes(self.owner) if isinstance(self.owner, ast.ClassDef) \
             else frozenset()
         found = set()
-        for node in _own_nodes(self.function.body):
+        for node in own_nodes(self.function.body):
             if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name)
                     and node.slice.id in parameters):
                 continue
@@ -194,15 +193,6 @@ def _analyse(context) -> CallSites:
 
 
 # -- small ast helpers ----------------------------------------------------------------------
-def _own_nodes(body) -> Iterator[ast.AST]:
-    """Every node of a function body, not descending into nested scopes."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, _SCOPES):
-                stack.append(child)
 
 
 def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
@@ -725,7 +715,7 @@ class _CallScanner:
             found = _direct_defs(scope.body).get(name)
             if found is not None:
                 return any(isinstance(n, (ast.Yield, ast.YieldFrom))
-                           for n in _own_nodes(found.body))
+                           for n in own_nodes(found.body))
         return False
 
     # findings -----------------------------------------------------------------------------

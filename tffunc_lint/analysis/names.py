@@ -104,6 +104,19 @@ def ast_dotted_name(node: ast.expr) -> Optional[str]:
 
 
 _AST_NAME, _AST_ATTRIBUTE = ast.Name, ast.Attribute
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node of ``body`` (a function's statements), not descending into the functions,
+    lambdas and classes written in it."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _SCOPE_NODES):
+                stack.append(child)
 
 
 #: How a module-level statement binds a name (see ``NameTable.from_statements``).

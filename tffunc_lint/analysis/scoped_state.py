@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
-from .names import ast_dotted_name
+from .names import ast_dotted_name, own_nodes
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -38,12 +38,12 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     state.cache = prev``): the new value lives only within the call."""
     if not isinstance(function, _FUNCTIONS):
         return False
-    yields = [node.lineno for node in _own_nodes(function.body)
+    yields = [node.lineno for node in own_nodes(function.body)
               if isinstance(node, (ast.Yield, ast.YieldFrom))]
     stores = _stores(function.body, target)
     if stores and _saved_and_restored(function.body, target):
         return True
-    for node in _own_nodes(function.body):
+    for node in own_nodes(function.body):
         if isinstance(node, ast.Try) and node.finalbody:
             restores = _stores(node.finalbody, target)
             if restores and any(node.lineno <= line < min(restores) for line in stores):
@@ -116,19 +116,9 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
 
 def _stores(body: Iterable[ast.stmt], target: str) -> List[int]:
     """Lines of ``body`` (not of functions nested in it) that assign ``target``."""
-    return [node.lineno for node in _own_nodes(body)
+    return [node.lineno for node in own_nodes(body)
             if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store)
             and ast_dotted_name(node) == target]
-
-
-def _own_nodes(body: Iterable[ast.stmt]):
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (*_FUNCTIONS, ast.Lambda, ast.ClassDef)):
-                stack.append(child)
 
 
 def _enclosing_class(tree: ast.Module, function: ast.AST) -> Optional[ast.ClassDef]:

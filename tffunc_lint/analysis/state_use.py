@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 from . import guards
 from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
-from .names import ast_dotted_name
+from .names import ast_dotted_name, own_nodes
 from .tensor_taint import WHAT_IT_IS, is_operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,6 +141,8 @@ class StateUse:
                     for line, column, statement, name in self._calls.get(key, ())
                     if name in setters]
 
+        if _emptied_on_return(function, attribute):
+            return False  # whoever reads it later finds it empty, traced or not
         if any(key == 0 or not self._traced(key) for key in self._foreign.get(attribute, ())):
             return True  # ``recorder.history`` read outside traced code
         uses = self.attributes.get(attribute, {})
@@ -601,6 +603,61 @@ def _is_own(node: ast.AST, receiver: Optional[str], attribute: Optional[str] = N
 
 
 #: Methods that change a container in place.
+def _emptied_on_return(function: ast.AST, attribute: str) -> bool:
+    """The traced ``function`` empties the container ``self.<attribute>`` before it returns
+    (``self.features.append(x)`` … ``self.features.clear()``, ``self.cache = {}``, ``del
+    self.items[:]`` as a statement of its own body, not under a condition, with no
+    ``return`` before it and no use of the attribute after it): every call starts with the
+    container as the one before left it, empty, so what a trace adds to it is scratch."""
+    arguments = getattr(function, "args", None)
+    if arguments is None or not arguments.args or isinstance(function, ast.Lambda):
+        return False
+    receiver = arguments.args[0].arg
+    body = function.body
+    last = max((i for i, statement in enumerate(body)
+                if _empties(statement, receiver, attribute)), default=None)
+    if last is None:
+        return False
+    if any(_touches(statement, receiver, attribute) for statement in body[last + 1:]):
+        return False
+    return not any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom))
+                   for node in own_nodes(body[:last]))
+
+
+def _is_own_attribute(node: ast.AST, receiver: str, attribute: str) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == attribute
+            and isinstance(node.value, ast.Name) and node.value.id == receiver)
+
+
+def _empties(statement: ast.stmt, receiver: str, attribute: str) -> bool:
+    """``self.x.clear()``, ``self.x = []`` (``{}``, ``list()``, ``dict()``, ``set()``) or
+    ``del self.x[:]``."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        return (isinstance(call.func, ast.Attribute) and call.func.attr == "clear"
+                and not call.args and not call.keywords
+                and _is_own_attribute(call.func.value, receiver, attribute))
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        value = statement.value
+        empty = (isinstance(value, (ast.List, ast.Set)) and not value.elts
+                 or isinstance(value, ast.Dict) and not value.keys
+                 or isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                 and value.func.id in ("list", "dict", "set") and not value.args
+                 and not value.keywords)
+        return empty and _is_own_attribute(statement.targets[0], receiver, attribute)
+    if isinstance(statement, ast.Delete) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        return (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice)
+                and target.slice.lower is None and target.slice.upper is None
+                and target.slice.step is None
+                and _is_own_attribute(target.value, receiver, attribute))
+    return False
+
+
+def _touches(statement: ast.stmt, receiver: str, attribute: str) -> bool:
+    return any(_is_own_attribute(node, receiver, attribute) for node in ast.walk(statement))
+
+
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
                       "setdefault", "add", "discard", "appendleft", "extendleft", "popitem",
                       "popleft"})
