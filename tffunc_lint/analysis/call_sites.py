@@ -32,7 +32,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from .lazy_libcst import cst
 
-from .module_index import TF_FUNCTION, FunctionKey, def_key, iter_statements
+from .module_index import TF_FUNCTION, FunctionKey, def_key, is_main_guard, iter_statements
 from .names import ast_dotted_name, dotted_name, own_nodes
 from .source_lines import SourceLines, tf_function_lines
 
@@ -151,6 +151,9 @@ class Argument:
     kind: str
     value: object
     line: int
+    straight: bool = False
+    """The call is a statement of the module's own straight-line code (no function, loop,
+    branch or short-circuit around it): it runs, once, in source (cell) order."""
 
 
 @dataclass
@@ -466,9 +469,19 @@ class _CallScanner:
                 if argument.kind == LITERAL and not isinstance(argument.value, bool):
                     literals.setdefault((id(argument.callee), argument.parameter), set()).add(
                         (type(argument.value).__name__, argument.value))
+        # A value that straight-line code passed before, in source order: this call reuses
+        # the graph that call traced (``f(1); f(2); f(1)``: the second ``f(1)`` traces none).
+        passed: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}
         for ordinal, (position, arguments) in enumerate(self.events):
             result.positions.append(position)
             for argument in arguments:
+                if argument.kind == LITERAL:
+                    key = (id(argument.callee), argument.parameter)
+                    value = (type(argument.value).__name__, argument.value)
+                    if value in passed.get(key, ()):
+                        continue
+                    if argument.straight:
+                        passed.setdefault(key, set()).add(value)
                 found = self._judge(argument, literals)
                 if found:
                     result.findings.setdefault(ordinal, []).append(found)
@@ -578,8 +591,23 @@ class _CallScanner:
                 continue
             kind, value = self._classify(expression, frame, 0)
             if kind is not None:
-                found.append(Argument(callee, parameter, slot, kind, value, call.lineno))
+                found.append(Argument(callee, parameter, slot, kind, value, call.lineno,
+                                      straight=self._straight(frame)))
         return found
+
+    def _straight(self, frame: _Frame) -> bool:
+        """The call being scanned is straight-line module code (see ``Argument.straight``);
+        the body of ``if __name__ == "__main__":`` is, run as a program."""
+        if frame.node is not None or frame.loops or len(self.parents) < 2:
+            return False
+        parents = self.parents[1:]
+        for parent, child in zip(parents, parents[1:] + [None]):
+            if isinstance(parent, ast.If) and is_main_guard(parent) and any(
+                    child is statement for statement in parent.body):
+                continue
+            if isinstance(parent, _NOT_STRAIGHT):
+                return False
+        return True
 
     def _classify(self, node: ast.expr, frame: _Frame, depth: int
                   ) -> Tuple[Optional[str], object]:
@@ -747,6 +775,12 @@ class _CallScanner:
                 "the data (and retraces for each new list); use a tf.data.Dataset or a tensor "
                 "instead"))
         return None
+
+
+#: What may skip or repeat the code below it: branches, loops, handlers, short-circuits.
+_NOT_STRAIGHT = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp, ast.BoolOp,
+                 ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
+                 ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
 
 
 def _uses_targets(comprehension: ast.ListComp) -> bool:

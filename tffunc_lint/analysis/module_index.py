@@ -1464,6 +1464,11 @@ def _starts_program(statement: ast.stmt) -> bool:
     if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
             and value.func.attr in ("parse_args", "parse_known_args")):
         return True
+    return is_main_guard(statement)
+
+
+def is_main_guard(statement: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``."""
     test = statement.test if isinstance(statement, ast.If) else None
     return (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name)

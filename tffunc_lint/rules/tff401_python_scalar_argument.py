@@ -63,7 +63,10 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     appears too. Nor is a number that picks a Python object: an index into a list the
     function iterates with a Python loop (`variables[layer]`), or into a list or tuple the
     class sets (`self.heads[task]`, `self.heads = [...]`); a tensor cannot index a Python
-    list, and each object needs a graph of its own.
+    list, and each object needs a graph of its own. Nor is a call that passes a value
+    that straight-line module code (outside functions, loops and branches; the body of
+    `if __name__ == "__main__":` counts) passed at an earlier call site: it reuses the
+    graph that call traced (`f(1); f(2); f(1)` reports the first two).
 
     ## References
     - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
