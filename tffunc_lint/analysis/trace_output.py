@@ -29,9 +29,14 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Calls that turn their argument into text: ``str(x)`` of a tensor shows it symbolically.
 _TEXT_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 _TEXT_METHODS = frozenset({"format", "join", "format_map"})
-#: Words of a message that announces tracing: "Tracing with", "traced", "retracing", and
-#: the words the translated guides use ("追踪", "跟踪", "トレース").
-_TRACING = re.compile(r"trac(?:e|es|ed|ing)\b|追踪|跟踪|トレース", re.IGNORECASE)
+#: Words of a message that announces tracing: "Tracing with", "traced", "retracing", the
+#: words the translated guides use ("追踪", "跟踪", "トレース"), and messages that say the
+#: Python code is what runs ("The function is running in Python"). Not "Python side
+#: effect": the guides print that to show a side effect that does not repeat.
+_TRACING = re.compile(r"trac(?:e|es|ed|ing)\b|追踪|跟踪|トレース|"
+                      r"(?:runs?|running|executes?|executing|executed) (?:in|as) python\b|"
+                      r"python (?:runs|is running|executes|is executing)\b",
+                      re.IGNORECASE)
 
 
 def shows_tensor_value(context: "FileContext", node: cst.BaseExpression) -> bool:
