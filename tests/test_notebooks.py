@@ -65,7 +65,7 @@ PRINT_STEP = ("code", "@tf.function\ndef step(x):\n    print(x)\n    return x\n\
 # "Better performance with tf.function": the guide's pitfalls the linter reports today.
 FUNCTION_GUIDE = {
     (21, 12, 17, "TFF401"), (21, 13, 17, "TFF401"),  # train(num_steps=10), (num_steps=20)
-    (44, 6, 3, "TFF401"), (44, 7, 3, "TFF401"), (44, 8, 3, "TFF401"),  # f(1) f(1) f(2)
+    (44, 6, 3, "TFF401"), (44, 8, 3, "TFF401"),  # f(1) f(1) f(2): the second reuses a trace
     (46, 5, 3, "TFF101"),  # print('Python side effect')
     (46, 6, 3, "TFF102"),  # external_list.append(x) (rebound in cell 56, after its last call)
     (47, 10, 7, "TFF103"),  # self.counter += 1 (the init_scope version, cell 48, is silent)
@@ -86,7 +86,7 @@ AUTOGRAPH_ZH = {
     # print("追踪： num_steps = {}".format(num_steps)) in train announces tracing too
     (12, 10, 17, "TFF401"), (12, 11, 17, "TFF401"),  # train(num_steps=10), then 20
     # print("追踪：", x) in f (cell 16) announces tracing: not reported
-    (16, 5, 3, "TFF401"), (16, 6, 3, "TFF401"), (16, 7, 3, "TFF401"),  # f(1) f(1) f(2)
+    (16, 5, 3, "TFF401"), (16, 7, 3, "TFF401"),  # f(1) f(1) f(2): the second reuses a trace
 }
 
 

@@ -184,7 +184,8 @@ def test_a_hanging_recipe_times_out(broken_report):
 def test_a_missed_speed_bound_and_a_static_disagreement_fail(broken_report):
     failures = broken_report["too_slow"].failures()
     assert failures == [
-        "static analysis disagrees: good.py:7 unexpected TFF101; good.py:13 unexpected TFF101",
+        "static analysis disagrees: good.py:7 unexpected TFF101; good.py:13 unexpected TFF101; "
+        "good.py:19 unexpected TFF101",
         "speedup 2.00x is below the stated 1000x",
     ]
 
