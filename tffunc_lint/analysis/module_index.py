@@ -398,8 +398,8 @@ class ModuleIndex:
         table = self.__dict__.get("_names")
         if table is None:
             table = self.__dict__["_names"] = NameTable.from_statements(self.bindings)
-            if self.star_imports:  # a name two of them bind is the later one's
-                table.star = self.star_imports[-1]
+            if self.star_imports:  # see NameTable.stars
+                table.stars = tuple(self.star_imports)
         return table
 
     def attach(self, tree: ast.Module, lines: Sequence[str]) -> None:

@@ -37,6 +37,14 @@ _EXACT_ALIASES = {
 
 _AMBIGUOUS = ""
 _UNKNOWN = object()
+#: Keras names a module often takes with ``import *`` from one of several Keras modules,
+#: and the modules (canonical spelling) that define them.
+_STAR_HOMES = {
+    "Layer": ("keras.layers", "keras"), "InputSpec": ("keras.layers", "keras"),
+    "Model": ("keras.models", "keras"), "Sequential": ("keras.models", "keras"),
+    "Callback": ("keras.callbacks",), "Loss": ("keras.losses",),
+    "Metric": ("keras.metrics",), "Optimizer": ("keras.optimizers",),
+}
 
 
 _CANONICAL: Dict[str, str] = {}
@@ -150,10 +158,12 @@ class NameTable:
         """name → [(line, canonical, as written)] for names rebound by imports in order."""
         self._resolved: Optional[Dict[str, Optional[str]]] = {}
         """``resolve`` of names bound once (None while the table is being built)."""
-        self.star: Optional[str] = None
-        """The module of the module's last ``from mod import *``: a public name the module
-        does not bind otherwise is taken for ``mod``'s (which module of several binds it is
-        known only with the project: ``ProjectGraph.names_of``)."""
+        self.stars: Tuple[str, ...] = ()
+        """The modules of the module's ``from mod import *``, in order: a public name the
+        module does not bind otherwise is taken for the last one's, or for the one that is
+        its home when it is a well-known Keras name (``Layer`` under ``from keras.layers
+        import *`` then ``from keras.models import *``); which linted module of several
+        binds it is known only with the project (``ProjectGraph.names_of``)."""
 
     @classmethod
     def from_bindings(cls, imports: Iterable[Tuple[str, str]], module_bindings: Iterable[str]
@@ -238,7 +248,7 @@ class NameTable:
         written.update(resolved)
         positional = {k: v for k, v in self._positional.items() if k not in resolved}
         table = NameTable(bindings, written, positional)
-        table.star = self.star
+        table.stars = self.stars
         return table
 
     def bound(self) -> Dict[str, str]:
@@ -277,12 +287,22 @@ class NameTable:
         if target is None:
             if head in _BUILTINS:
                 return f"builtins.{dotted}"
-            if self.star and not head.startswith("_"):
-                return canonical(f"{self.star}.{dotted}")
+            if self.stars and not head.startswith("_"):
+                return canonical(f"{self._star_module(head)}.{dotted}")
             return None
         if target == _AMBIGUOUS:
             return None
         return canonical(f"{target}.{rest}" if rest else target)
+
+    def _star_module(self, name: str) -> str:
+        """The star-imported module a public ``name`` the module does not bind comes from:
+        its home among them when it is a well-known Keras name, else the last one."""
+        homes = _STAR_HOMES.get(name)
+        if homes and len(self.stars) > 1:
+            for module in reversed(self.stars):
+                if canonical(module) in homes:
+                    return module
+        return self.stars[-1]
 
     def local_names_for(self, prefixes: Tuple[str, ...]) -> Tuple[str, ...]:
         """Local names bound to anything under ``prefixes`` (``Dense`` for ``keras.layers.``)."""
