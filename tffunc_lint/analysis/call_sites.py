@@ -196,8 +196,6 @@ def _analyse(context) -> CallSites:
 
 
 # -- small ast helpers ----------------------------------------------------------------------
-
-
 def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
     """Attributes that the class's methods set to a list or tuple (a display or a
     comprehension): ``self.blocks = [Block() for _ in range(n)]``."""

@@ -602,7 +602,6 @@ def _is_own(node: ast.AST, receiver: Optional[str], attribute: Optional[str] = N
             and node.value.id == receiver and attribute in (None, node.attr))
 
 
-#: Methods that change a container in place.
 def _emptied_on_return(function: ast.AST, attribute: str) -> bool:
     """The traced ``function`` empties the container ``self.<attribute>`` before it returns
     (``self.features.append(x)`` … ``self.features.clear()``, ``self.cache = {}``, ``del
@@ -624,11 +623,6 @@ def _emptied_on_return(function: ast.AST, attribute: str) -> bool:
                    for node in own_nodes(body[:last]))
 
 
-def _is_own_attribute(node: ast.AST, receiver: str, attribute: str) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == attribute
-            and isinstance(node.value, ast.Name) and node.value.id == receiver)
-
-
 def _empties(statement: ast.stmt, receiver: str, attribute: str) -> bool:
     """``self.x.clear()``, ``self.x = []`` (``{}``, ``list()``, ``dict()``, ``set()``) or
     ``del self.x[:]``."""
@@ -636,7 +630,7 @@ def _empties(statement: ast.stmt, receiver: str, attribute: str) -> bool:
         call = statement.value
         return (isinstance(call.func, ast.Attribute) and call.func.attr == "clear"
                 and not call.args and not call.keywords
-                and _is_own_attribute(call.func.value, receiver, attribute))
+                and _is_own(call.func.value, receiver, attribute))
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         value = statement.value
         empty = (isinstance(value, (ast.List, ast.Set)) and not value.elts
@@ -644,20 +638,21 @@ def _empties(statement: ast.stmt, receiver: str, attribute: str) -> bool:
                  or isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
                  and value.func.id in ("list", "dict", "set") and not value.args
                  and not value.keywords)
-        return empty and _is_own_attribute(statement.targets[0], receiver, attribute)
+        return empty and _is_own(statement.targets[0], receiver, attribute)
     if isinstance(statement, ast.Delete) and len(statement.targets) == 1:
         target = statement.targets[0]
         return (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice)
                 and target.slice.lower is None and target.slice.upper is None
                 and target.slice.step is None
-                and _is_own_attribute(target.value, receiver, attribute))
+                and _is_own(target.value, receiver, attribute))
     return False
 
 
 def _touches(statement: ast.stmt, receiver: str, attribute: str) -> bool:
-    return any(_is_own_attribute(node, receiver, attribute) for node in ast.walk(statement))
+    return any(_is_own(node, receiver, attribute) for node in ast.walk(statement))
 
 
+#: Methods that change a container in place.
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
                       "setdefault", "add", "discard", "appendleft", "extendleft", "popitem",
                       "popleft"})
