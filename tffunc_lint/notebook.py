@@ -240,9 +240,9 @@ def _is_python(data: dict) -> bool:
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return True
-    kernel, info = metadata.get("kernelspec"), metadata.get("language_info")
+    kernel = metadata.get("kernelspec")
     if (isinstance(kernel, dict) and kernel.get("name") == "python2") or (
-            isinstance(info, dict) and str(info.get("version", "")).startswith("2.")):
+            _declared_version(data).startswith("2.")):
         return False
     for key, inner in (("language_info", "name"), ("kernelspec", "language")):
         value = metadata.get(key)
@@ -340,13 +340,19 @@ def _newer_kernel(data: dict) -> Optional[str]:
     """The notebook's Python version (``language_info.version``) when it is newer than the
     Python running tffunc-lint, which may not parse what the newer one accepts (an f-string
     that reuses its quotes, Python 3.12); else None."""
-    metadata = data.get("metadata")
-    info = metadata.get("language_info") if isinstance(metadata, dict) else None
-    version = _VERSION.match(str(info.get("version", ""))) if isinstance(info, dict) else None
+    version = _VERSION.match(_declared_version(data))
     if version is None:
         return None
     declared = (int(version.group(1)), int(version.group(2)))
     return "%d.%d" % declared if declared > sys.version_info[:2] else None
+
+
+def _declared_version(data: dict) -> str:
+    """The language version the notebook's metadata names (``language_info.version``), or
+    ``""``."""
+    metadata = data.get("metadata")
+    info = metadata.get("language_info") if isinstance(metadata, dict) else None
+    return str(info.get("version", "")) if isinstance(info, dict) else ""
 
 
 def _strip_prompts(cell: _Cell) -> bool:
