@@ -254,3 +254,72 @@ def test_module_rules_walk_runs_of_statements_as_they_walk_the_whole_tree(monkey
     assert _everything(runs.findings) == _everything(whole.findings)
     assert _everything(runs.fixed_findings) == _everything(whole.fixed_findings)
     assert runs.fixed_source == whole.fixed_source
+
+
+# -- a file linted on its own (the flake8 plugin) -----------------------------------------
+_NO_WAY_INTO_A_TRACE = (
+    "import numpy as np\n"
+    "import tensorflow as tf\n\n\n"
+    "def total(x):\n"
+    "    print(x)\n"
+    "    return tf.reduce_sum(np.asarray(x))\n")
+
+#: Each way into a trace, in a file without the others, with a finding in what it traces.
+_WAYS_INTO_A_TRACE = {
+    "tf.function under another name": (
+        "from tensorflow import function as compiled\n\n\n"
+        "@compiled\n"
+        "def step(x):\n"
+        "    print(x)\n"
+        "    return x\n"),
+    "a Dataset method": (
+        "import numpy as np\n"
+        "import tensorflow as tf\n\n\n"
+        "def jitter(x):\n"
+        "    return x + np.random.uniform()\n\n\n"
+        "ds = tf.data.Dataset.range(3)\n"
+        "ds = ds \\\n    .map(jitter)\n"),
+    "a Keras method": (
+        "import tensorflow as tf\n\n\n"
+        "class Scale(tf.keras.layers.Layer):\n"
+        "    def call(self, x):\n"
+        "        print(x)\n"
+        "        return x * 2\n"),
+    "a graph API": (
+        "import tensorflow as tf\n\n\n"
+        "def double(x):\n"
+        "    print(x)\n"
+        "    return x * 2\n\n\n"
+        "doubled = tf.vectorized_map(double, tf.range(3))\n"),
+    "an extra traced decorator": (
+        "from mylib.compile import jit\n\n\n"
+        "@jit\n"
+        "def step(x):\n"
+        "    print(x)\n"
+        "    return x\n"),
+}
+
+
+def test_a_file_alone_without_a_way_into_a_trace_is_not_indexed():
+    settings = Settings().resolved()
+    alone = engine.lint_text("total.py", _NO_WAY_INTO_A_TRACE, settings, alone=True)
+    in_a_project = engine.lint_text("total.py", _NO_WAY_INTO_A_TRACE, settings)
+    assert alone.findings == in_a_project.findings == []
+    assert alone.index is None and in_a_project.index is not None
+
+
+@pytest.mark.parametrize("way", sorted(_WAYS_INTO_A_TRACE))
+def test_a_file_alone_with_a_way_into_a_trace_is_linted_in_full(way):
+    settings = Settings(extra_traced_decorators=("mylib.compile.jit",)).resolved()
+    source = _WAYS_INTO_A_TRACE[way]
+    alone = engine.lint_text("step.py", source, settings, alone=True)
+    assert len(alone.findings) == 1
+    assert alone.findings == engine.lint_text("step.py", source, settings).findings
+    assert alone.index is not None
+
+
+def test_a_file_alone_with_a_module_rule_trigger_is_indexed():
+    """A module rule may report outside traced code: its trigger words keep the index."""
+    source = "options = dict(experimental_compile=True)\n"
+    result = engine.lint_text("options.py", source, Settings().resolved(), alone=True)
+    assert result.index is not None

@@ -34,7 +34,8 @@ from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
 from .analysis.test_code import is_test_module
-from .analysis.module_index import INIT_SCOPE, ModuleIndex, def_key, is_py_function, lambda_key
+from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
+                                    lambda_key, may_trace)
 from .config import Settings
 from .files import module_name_for
 from .finding import FileResult, Finding
@@ -432,16 +433,19 @@ def lint_text(path: str, text: str, settings: Settings, *,
               view: Optional[ModuleView] = None,
               lines: Optional[List[str]] = None,
               own_lines: Optional[Tuple[int, int]] = None,
-              index: Optional[ModuleIndex] = None) -> FileResult:
+              index: Optional[ModuleIndex] = None, alone: bool = False) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
     the others. ``index``: the text's :class:`ModuleIndex` from an earlier lint (same
-    path, text and settings), not built again."""
+    path, text and settings), not built again. ``alone``: the file is linted on its own
+    (no project is joined from its index), so a file that no rule can apply to without
+    traced code, and that has none (:func:`may_trace`), is not indexed at all."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
     analysis.own_lines = own_lines
+    analysis.alone = alone
     collecting = gc.isenabled()
     try:
         # The trees are acyclic and freed by reference counting; the cyclic collector would
@@ -547,6 +551,7 @@ class _Analysis:
                  enabled: FrozenSet[str]):
         self.path, self.text, self.lines = path, text, lines
         self.own_lines: Optional[Tuple[int, int]] = None
+        self.alone = False
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -568,6 +573,8 @@ class _Analysis:
 
     def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool,
             index: Optional[ModuleIndex] = None) -> None:
+        if self.alone and view is None and index is None and not self._may_apply():
+            return
         text_hash = hash(self.text)
         if index is not None and index.text_hash == text_hash:
             index.attach(tree, self.lines)
@@ -607,6 +614,14 @@ class _Analysis:
         else:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
+
+    def _may_apply(self) -> bool:
+        """Some rule may report in the module linted on its own: it may have traced code,
+        or the text has a trigger of a module rule (whose ``triggers_for`` only narrows)."""
+        if may_trace(self.text, frozenset(self.settings.extra_traced_decorators)):
+            return True
+        return any(rule.scope is Scope.MODULE and Rule.triggered(rule.triggers, self.text)
+                   for rule in _enabled_rules(self.enabled))
 
     def _walk_statements(self, context: FileContext, rules: Sequence[Rule], fix: bool) -> None:
         """Walk a long module (or a piece's own lines) as trees of consecutive top-level

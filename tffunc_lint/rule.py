@@ -5,7 +5,9 @@ nodes that run in graph context (the engine decides which, see ``graph_context``
 ``Scope.MODULE`` rules see the whole module. Every rule declares ``triggers``: text that must
 occur in a file (module rules) or in a traced region (traced rules) for the rule to find
 anything there. LibCST parsing is the costly step, so the engine parses only what some
-enabled rule's triggers point at; ``triggers_for`` may add names the module imports.
+enabled rule's triggers point at; ``triggers_for`` may add names the module imports to a
+traced rule's triggers, but only narrow a module rule's: a file linted on its own that has
+no traced code and matches no module rule's ``triggers`` is not even indexed.
 
 What a rule may ask while visiting is on ``self.context`` (``FileContext``):
 ``qualified_name(node)``, ``reason``/``function`` (the traced function being visited),
@@ -79,8 +81,8 @@ class Rule:
     @classmethod
     def triggers_for(cls, context: "FileContext") -> Tuple[Union[str, Pattern[str]], ...]:
         """Trigger text (substrings, compiled patterns, or predicates on the text) for one
-        module; by default the
-        class's ``triggers``. ``context`` offers the module's names, graph and tree."""
+        module; by default the class's ``triggers`` (which a module rule's override may
+        narrow, never widen). ``context`` offers the module's names, graph and tree."""
         return cls.triggers
 
     @staticmethod

@@ -138,6 +138,27 @@ CALLED, PASSED = "called from", "passed to a call in"
 #: Where Keras's own model classes come from, as the index resolves imports.
 KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.")
 
+
+def may_trace(text: str, extra: FrozenSet[str] = frozenset()) -> bool:
+    """Whether a module linted on its own may have traced code, judged from its text: each
+    way in names a word of its own in the source. ``tf.function`` in any spelling (as a
+    decorator, a call, in a project decorator or a wrapper that hands its parameter on)
+    says ``function``; a graph API its name; a ``Dataset`` method is an attribute
+    (``.map``); Keras runs methods defined under their names (``def call``); the
+    ``extra-traced-decorators`` are imported or written under their last name. False: the
+    module has no traced code unless another module calls into it."""
+    pattern = _TRACE_WORDS.get(extra)
+    if pattern is None:
+        names = {TF_FUNCTION, *GRAPH_APIS, *extra}
+        pattern = _TRACE_WORDS[extra] = re.compile("|".join(
+            [re.escape(name.rpartition(".")[2]) for name in sorted(names)]
+            + [r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS),
+               r"\bdef\s+(?:%s)\b" % "|".join(KERAS_GRAPH_METHODS)]))
+    return pattern.search(text) is not None
+
+
+_TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
+
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
 _RUNS_ELSEWHERE = frozenset({

@@ -48,7 +48,8 @@ class Flake8Plugin:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         settings = self._settings
         text = "".join(self._lines)
-        result = lint_text(self._filename, text, settings, apply_noqa=False, tree=self._tree)
+        result = lint_text(self._filename, text, settings, apply_noqa=False, tree=self._tree,
+                           alone=True)
         findings = noqa.filter_findings(result.findings, text, self._lines, statement_only=True)
         for finding in findings:
             yield finding.line, finding.column - 1, f"{finding.code} {finding.text}", type(self)
