@@ -82,6 +82,14 @@ class _Bound:
     """A statement of the module body itself (or of a ``with`` block in it)."""
     node: Optional[ast.AST] = None
     """The statement that binds the name."""
+    block: Tuple[float, float] = (0, 0)
+    """After the statement, the rest of the block it is written in (a loop's or a branch's
+    body): code there runs only after this binding, in the same pass."""
+
+    def reaches_all(self, first: float, last: float) -> bool:
+        """Code anywhere in ``first``..``last`` runs after this binding with nothing between:
+        it is unconditional, or the lines are later in its own block."""
+        return self.unconditional or self.block[0] <= first and last <= self.block[1]
 
 
 class Timeline:
@@ -121,11 +129,13 @@ class Timeline:
 
     # -- reading the module ------------------------------------------------------------------
     def _walk(self, body: List[ast.stmt], unconditional: bool) -> None:
+        block_end = getattr(body[-1], "end_lineno", 0) if body else 0
         for node in body:
+            after = ((node.end_lineno or node.lineno) + 0.5, block_end)
             if isinstance(node, _UNITS):
                 for expr in _header_exprs(node):
                     self._module_expr(expr)
-                self._bind(node.name, node.lineno, unconditional, node)
+                self._bind(node.name, node.lineno, unconditional, node, after)
                 unit = (node.name, node.lineno)
                 self.units[unit] = node
                 self._unit_lines.append((node.lineno, node.end_lineno, unit))
@@ -141,7 +151,7 @@ class Timeline:
                 self._unit_refs[unit] = [(wrapped, CALL)]
             for name in statement_bindings(node):
                 self._bind(name, node.lineno, unconditional and not isinstance(node, _LOOPS),
-                           node)
+                           node, after if not isinstance(node, _LOOPS) else (0, 0))
             if isinstance(node, _LOOPS):
                 self.loops.append((node.lineno, node.end_lineno))
             blocks = [getattr(node, block, None) or []
@@ -153,8 +163,8 @@ class Timeline:
                 self._walk(block, unconditional and keeps)
 
     def _bind(self, name: str, line: int, unconditional: bool,
-              node: Optional[ast.AST] = None) -> None:
-        self.bindings.setdefault(name, []).append(_Bound(line, unconditional, node))
+              node: Optional[ast.AST] = None, block: Tuple[float, float] = (0, 0)) -> None:
+        self.bindings.setdefault(name, []).append(_Bound(line, unconditional, node, block))
 
     def _module_expr(self, expr: ast.AST) -> None:
         for name, line, kind in _mentions(expr, runs_now=self._runs_now):
@@ -172,9 +182,11 @@ class Timeline:
     def in_force(self, name: str, first: float, last: float
                  ) -> Iterator[Tuple[int, float, float]]:
         """The bindings of ``name`` a mention anywhere in ``first``..``last`` may reach, each
-        with the part of that span it is in force: the last unconditional binding made
-        before ``first`` and every later one up to ``last``; in a loop, the bindings later in
-        its body too (the next pass reaches them)."""
+        with the part of that span it is in force: the last binding made before ``first``
+        that code there always runs after (an unconditional one, or one earlier in the same
+        block: ``for s in ...: step = tf.function(...); step(x)``) and every later one up
+        to ``last``; in a loop, the bindings later in its body too (the next pass reaches
+        them), unless that binding is made in the loop again before the mention."""
         bound = self.bindings.get(name)
         if not bound:
             return
@@ -182,12 +194,14 @@ class Timeline:
         upto = bisect.bisect_right(lines, last)
         start = 0
         for at in range(bisect.bisect_right(lines, first) - 1, -1, -1):
-            if bound[at].unconditional:
+            if bound[at].reaches_all(first, last):
                 start = at
                 break
         chosen = set(range(start, upto))
         for a, z in self.loops:
-            if a <= first <= z or a <= last <= z:
+            if (a <= first <= z or a <= last <= z) and not (
+                    not bound[start].unconditional and a <= lines[start] <= z
+                    and bound[start].reaches_all(first, last)):
                 chosen.update(i for i in range(upto, len(bound)) if bound[i].line <= z)
         for i in sorted(chosen):
             lo, hi = max(first, lines[i]), min(last, stops[i])
