@@ -161,3 +161,34 @@ def test_a_private_helper_a_test_calls_through_its_module_is_not_redundant(capsy
         "def test_actions():\n    assert falcon._actions(tf.zeros([2])).shape == (2,)\n",
         encoding="utf-8")
     assert lint_project_json(capsys, str(algs)) == (0, [])
+
+
+_SCRIPT = """\
+import argparse
+
+import tensorflow as tf
+
+args = argparse.ArgumentParser().parse_args()
+original = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+@tf.function
+def batch_loss(x, y):
+    return tf.reduce_sum((y - original(x)) ** 2)
+
+
+loss_fn = batch_loss
+batch_loss(tf.ones([2, 1]), tf.ones([2, 1]))
+original = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+"""
+
+
+def test_a_script_that_another_module_imports_is_not_a_whole_program(tmp_path, capsys):
+    """Alone, the script's unused alias never runs; once a module imports it, the alias
+    may be called after the rebinding, with the first model's trace."""
+    (tmp_path / "train.py").write_text(_SCRIPT)
+    _, alone = lint_project_json(capsys, tmp_path / "train.py")
+    assert alone == []
+    (tmp_path / "evaluate.py").write_text("from train import loss_fn\n")
+    _, together = lint_project_json(capsys, tmp_path)
+    assert [(f["line"], f["code"]) for f in together] == [(11, "TFF201")]

@@ -142,11 +142,14 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     alone = alone or ModuleView({}, {})
     flags = {(key, reason.once, reason.fresh) for key, reason in project.traced.items()
              if reason.once or reason.fresh}
-    # Whether Keras runs the module's classes, and whether it is a whole program, matter
-    # only to a module with Keras classes.
-    keras = bool(project.keras_classes) and (project.runs_keras != alone.runs_keras
-                                             or project.whole_program != alone.whole_program)
+    # Whether Keras runs the module's classes matters only to a module with Keras classes;
+    # whether it is a whole program, to those and to traced code (``Timeline``: when its
+    # functions may run).
+    keras = bool(project.keras_classes) and project.runs_keras != alone.runs_keras
+    program = (bool(project.keras_classes) or bool(project.traced)) and (
+        project.whole_program != alone.whole_program)
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
+            or program
             or dict(project.names) != dict(alone.names) or keras
             or project.direct_steps != alone.direct_steps
             or dict(project.keras_classes) != dict(alone.keras_classes)

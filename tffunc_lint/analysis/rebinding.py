@@ -562,6 +562,7 @@ class Rebinding:
         self._resolve = context.names.resolve
         self._traced = context.graph.traced
         self._tree = context.tree
+        self._program = context.graph.whole_program
         self.module = module_rebinding(context.tree, context.names.resolve, context.text)
         self._scopes: Dict[int, ScopeBindings] = {}
         self._functions: Dict[object, Dict[str, Tuple[str, int]]] = {}
@@ -654,7 +655,7 @@ class Rebinding:
 
     def timeline(self) -> Timeline:
         if self._timeline is None:
-            self._timeline = Timeline(self._tree, self._wraps, self._runs_now)
+            self._timeline = Timeline(self._tree, self._wraps, self._runs_now, self._program)
         return self._timeline
 
     def _wraps(self, call: ast.Call) -> bool:

@@ -12,7 +12,9 @@ as times on the module's line axis:
   stored at ``s`` (``dataset.map(f)``, ``callbacks=[f]``), a class was instantiated (its
   objects live on), or code that may run any time in that span calls it;
 - a function or class that module-level code never reaches runs after the import, when an
-  importer calls it: the span ``(END, inf)``, after every module-level statement.
+  importer calls it: the span ``(END, inf)``, after every module-level statement; in a
+  whole program (a notebook, a script nothing imports) it never runs, and what it would
+  call gets no times from it (``of`` still answers ``(END, inf)`` for it).
 
 Module-level loops are known by their line range: a call in a loop body runs again after
 whatever else the loop does. Times propagate along references (function ``g`` mentions
@@ -97,10 +99,13 @@ class Timeline:
 
     def __init__(self, tree: ast.Module,
                  wraps: Callable[[ast.Call], bool] = lambda call: False,
-                 runs_now: Callable[[ast.Call], bool] = lambda call: False):
+                 runs_now: Callable[[ast.Call], bool] = lambda call: False,
+                 program: bool = False):
         """``wraps`` tells a call that returns its first argument wrapped (``tf.function``);
         ``runs_now`` a call that runs the functions it is given before it returns and keeps
-        none (``tf.saved_model.save(m, path, signatures=serve)``, ``timeit.timeit(f)``)."""
+        none (``tf.saved_model.save(m, path, signatures=serve)``, ``timeit.timeit(f)``);
+        ``program``: the module is a whole program, which no importer calls into."""
+        self._program = program
         self._wraps = wraps
         self._runs_now = runs_now
         self._referenced: Optional[Set[str]] = None
@@ -119,6 +124,10 @@ class Timeline:
         self._cache: Dict[str, Tuple[List[int], List[float]]] = {}
         self.wrappers: Dict[Tuple[str, int], Tuple[ast.Call, str]] = {}
         """(name, line) of ``name = wrapper(function, ...)`` → the call and the function."""
+        self.aliases: Dict[Tuple[str, int], List[str]] = {}
+        """(name, line) of ``name = function`` (``loss_fn = l2 if use_l2 else ce``) → the
+        names it may stand for: calling ``name`` calls them, and the statement itself
+        calls none of them."""
         self._walk(tree.body, unconditional=True)
         self._top = [(node.lineno, node.end_lineno or node.lineno, node) for node in tree.body]
         self._top_starts = [first for first, _, _ in self._top]
@@ -141,7 +150,13 @@ class Timeline:
                 self._unit_lines.append((node.lineno, node.end_lineno, unit))
                 self._unit_refs[unit] = list(_references(node, self._runs_now))
                 continue
-            for expr in _own_exprs(node):
+            aliased = _aliased(node)
+            if aliased is not None:
+                names, tests = aliased
+                unit = (node.targets[0].id, node.lineno)
+                self.aliases[unit] = names
+                self._unit_refs[unit] = [(name, CALL) for name in names]
+            for expr in _own_exprs(node) if aliased is None else aliased[1]:
                 self._module_expr(expr)
             wrapped = _wrapping(node)
             if wrapped is not None and self._wraps(node.value):
@@ -290,7 +305,7 @@ class Timeline:
                 self._add((name, line), (), [(s, e if kind == CALL else INF)], queue)
 
     def _add(self, unit, points, spans, queue) -> None:
-        if unit not in self.units and unit not in self.wrappers:
+        if unit not in self.units and unit not in self.wrappers and unit not in self.aliases:
             return
         if isinstance(self.units.get(unit), ast.ClassDef):  # its objects live on
             spans = list(spans) + [(p, INF) for p in points]
@@ -311,8 +326,8 @@ class Timeline:
                     if name == unit[0]:
                         continue  # recursion: no new times
                     self._reach(name, list(times.points), list(times.spans), kind, queue)
-            for unit in (*self.units, *self.wrappers):  # not reached at module level
-                if not self.times.get(unit):
+            for unit in () if self._program else (*self.units, *self.wrappers, *self.aliases):
+                if not self.times.get(unit):  # not reached here: called by importers
                     self._add(unit, (), [(self.end, INF)], queue)
 
     def referenced(self, name: str) -> bool:
@@ -358,6 +373,27 @@ def _wrapping(node: ast.stmt) -> Optional[str]:
     if args and isinstance(args[0], ast.Name):
         return args[0].id
     return None
+
+
+def _aliased(node: ast.stmt) -> Optional[Tuple[List[str], List[ast.expr]]]:
+    """``name = other`` or ``name = a if test else b`` (nested): the names it may bind
+    ``name`` to, and the tests it evaluates; None for any other statement."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        return None
+    names: List[str] = []
+    tests: List[ast.expr] = []
+    stack = [node.value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ast.IfExp):
+            tests.append(value.test)
+            stack += [value.orelse, value.body]
+        elif isinstance(value, ast.Name):
+            names.append(value.id)
+        else:
+            return None
+    return names, tests
 
 
 def _mentions(expr: ast.AST, deferred: bool = False,
