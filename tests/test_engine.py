@@ -261,7 +261,8 @@ _NO_WAY_INTO_A_TRACE = (
     "import numpy as np\n"
     "import tensorflow as tf\n\n\n"
     "def total(x):\n"
-    "    print(x)\n"
+    "    \"\"\"A function that sums, eagerly (no tf.function here).\"\"\"\n"
+    "    print(x)  # this function runs in Python\n"
     "    return tf.reduce_sum(np.asarray(x))\n")
 
 #: Each way into a trace, in a file without the others, with a finding in what it traces.
@@ -269,6 +270,13 @@ _WAYS_INTO_A_TRACE = {
     "tf.function under another name": (
         "from tensorflow import function as compiled\n\n\n"
         "@compiled\n"
+        "def step(x):\n"
+        "    print(x)\n"
+        "    return x\n"),
+    "tf.function bound to another name": (
+        "import tensorflow as tf\n\n"
+        "compile_step = tf.function\n\n\n"
+        "@compile_step\n"
         "def step(x):\n"
         "    print(x)\n"
         "    return x\n"),

@@ -573,7 +573,7 @@ class _Analysis:
 
     def run(self, tree: ast.Module, view: Optional[ModuleView], fix: bool,
             index: Optional[ModuleIndex] = None) -> None:
-        if self.alone and view is None and index is None and not self._may_apply():
+        if self.alone and view is None and index is None and not self._may_apply(tree):
             return
         text_hash = hash(self.text)
         if index is not None and index.text_hash == text_hash:
@@ -615,12 +615,14 @@ class _Analysis:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
 
-    def _may_apply(self) -> bool:
+    def _may_apply(self, tree: ast.Module) -> bool:
         """Some rule may report in the module linted on its own: it may have traced code,
-        or the text has a trigger of a module rule (whose ``triggers_for`` only narrows)."""
-        if may_trace(self.text, frozenset(self.settings.extra_traced_decorators)):
+        or the text has a trigger of a module rule (whose ``triggers_for`` only narrows)
+        that may report without it."""
+        if may_trace(self.text, tree, frozenset(self.settings.extra_traced_decorators)):
             return True
-        return any(rule.scope is Scope.MODULE and Rule.triggered(rule.triggers, self.text)
+        return any(rule.scope is Scope.MODULE and not rule.about_tf_functions
+                   and Rule.triggered(rule.triggers, self.text)
                    for rule in _enabled_rules(self.enabled))
 
     def _walk_statements(self, context: FileContext, rules: Sequence[Rule], fix: bool) -> None:

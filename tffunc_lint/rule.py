@@ -7,7 +7,8 @@ occur in a file (module rules) or in a traced region (traced rules) for the rule
 anything there. LibCST parsing is the costly step, so the engine parses only what some
 enabled rule's triggers point at; ``triggers_for`` may add names the module imports to a
 traced rule's triggers, but only narrow a module rule's: a file linted on its own that has
-no traced code and matches no module rule's ``triggers`` is not even indexed.
+no way into a trace and matches no module rule's ``triggers`` (but those of rules
+``about_tf_functions``) is not even indexed.
 
 What a rule may ask while visiting is on ``self.context`` (``FileContext``):
 ``qualified_name(node)``, ``reason``/``function`` (the traced function being visited),
@@ -61,6 +62,11 @@ class Rule:
     message: ClassVar[str]
     scope: ClassVar[Scope] = Scope.TRACED
     triggers: ClassVar[Tuple[Union[str, Pattern[str]], ...]] = ()
+    about_tf_functions: ClassVar[bool] = False
+    """A module rule that reports only about the ``tf.function`` objects the module makes or
+    the functions it traces (their call sites, where they are made): a module linted on its
+    own that has no way into a trace (``module_index.may_trace``) gives it nothing to
+    report, whatever its triggers match."""
     fixable: ClassVar[bool] = False
     """Offers a safe fix, applied by ``--fix``."""
     unsafe_fixable: ClassVar[bool] = False

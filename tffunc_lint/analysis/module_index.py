@@ -139,22 +139,34 @@ CALLED, PASSED = "called from", "passed to a call in"
 KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.")
 
 
-def may_trace(text: str, extra: FrozenSet[str] = frozenset()) -> bool:
+def may_trace(text: str, tree: Optional[ast.Module] = None,
+              extra: FrozenSet[str] = frozenset()) -> bool:
     """Whether a module linted on its own may have traced code, judged from its text: each
     way in names a word of its own in the source. ``tf.function`` in any spelling (as a
     decorator, a call, in a project decorator or a wrapper that hands its parameter on)
-    says ``function``; a graph API its name; a ``Dataset`` method is an attribute
+    names ``function`` in code; a graph API its name; a ``Dataset`` method is an attribute
     (``.map``); Keras runs methods defined under their names (``def call``); the
-    ``extra-traced-decorators`` are imported or written under their last name. False: the
-    module has no traced code unless another module calls into it."""
+    ``extra-traced-decorators`` are imported or written under their last name. When
+    ``function`` is the only such word, ``tree`` (the module's ``ast``) tells whether code
+    names it or only prose does ("this function returns"). False: the module has no traced
+    code unless another module calls into it."""
     pattern = _TRACE_WORDS.get(extra)
     if pattern is None:
-        names = {TF_FUNCTION, *GRAPH_APIS, *extra}
+        names = {*GRAPH_APIS, *extra} - {TF_FUNCTION}
         pattern = _TRACE_WORDS[extra] = re.compile("|".join(
             [re.escape(name.rpartition(".")[2]) for name in sorted(names)]
             + [r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS),
                r"\bdef\s+(?:%s)\b" % "|".join(KERAS_GRAPH_METHODS)]))
-    return pattern.search(text) is not None
+    if pattern.search(text) is not None:
+        return True
+    word = TF_FUNCTION.rpartition(".")[2]
+    if word not in text:
+        return False
+    return tree is None or any(
+        node.__class__ is ast.Name and node.id == word
+        or node.__class__ is ast.Attribute and node.attr == word
+        or node.__class__ is ast.alias and word in (node.name, node.asname)
+        for node in ast.walk(tree))
 
 
 _TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}

@@ -79,3 +79,4 @@ class PythonScalarArgument(CallSiteReporter, Rule):
                "each value; use a tensor (tf.constant(...)) or an input_signature")
     scope = Scope.MODULE
     triggers = ("function",)
+    about_tf_functions = True

@@ -467,6 +467,7 @@ class TfFunctionRecreated(Rule):
     message = _IN_LOOP
     scope = Scope.MODULE
     triggers = ("function",)
+    about_tf_functions = True
 
     @classmethod
     def triggers_for(cls, context):

@@ -66,3 +66,4 @@ class PythonDataIteratedInGraph(CallSiteReporter, Rule):
                "graph; use a tf.data.Dataset or a tensor")
     scope = Scope.MODULE
     triggers = ("function",)
+    about_tf_functions = True

@@ -402,6 +402,7 @@ class RedundantTfFunction(Rule):
     scope = Scope.MODULE
     fixable = True
     triggers = ("function",)
+    about_tf_functions = True
 
     @classmethod
     def triggers_for(cls, context):
