@@ -151,12 +151,13 @@ class Timeline:
                 self._unit_refs[unit] = list(_references(node, self._runs_now))
                 continue
             aliased = _aliased(node)
-            if aliased is not None:
-                names, tests = aliased
+            exprs = _own_exprs(node)
+            if aliased is not None:  # the names are called when the alias is, not here
+                names, exprs = aliased
                 unit = (node.targets[0].id, node.lineno)
                 self.aliases[unit] = names
                 self._unit_refs[unit] = [(name, CALL) for name in names]
-            for expr in _own_exprs(node) if aliased is None else aliased[1]:
+            for expr in exprs:
                 self._module_expr(expr)
             wrapped = _wrapping(node)
             if wrapped is not None and self._wraps(node.value):
