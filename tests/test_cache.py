@@ -11,6 +11,7 @@ from typing import Dict, List
 
 import pytest
 
+import tffunc_lint.cache
 import tffunc_lint.runner
 from tffunc_lint.cache import Cache
 from tffunc_lint.config import Settings
@@ -243,3 +244,41 @@ def test_fix_never_serves_cached_results(project, monkeypatch, capsys):
     assert "reduce_retracing" in fixable.read_text()
     main(["--exit-zero", "pkg"])
     assert "fixable.py" not in capsys.readouterr().out
+
+
+def _entries(directory: Path) -> List[str]:
+    return sorted(p.name.rpartition(".")[2] if not p.name.startswith("pack.") else p.name
+                  for p in directory.rglob("*") if p.is_file() and p.name != ".gitignore")
+
+
+def test_many_entries_go_into_one_pack_that_the_next_runs_read(project, linted, monkeypatch):
+    """A run that writes many entries of a kind writes one file (creating a file per linted
+    file costs more than linting it on some disks); a later run finds them there, and one
+    that changes few files writes those entries on their own and still reads the pack."""
+    monkeypatch.setattr(tffunc_lint.cache, "PACK_FROM", 2)
+    directory = project / ".tffunc_lint_cache"
+    cold = _run(project, Cache(str(directory)))
+    assert _entries(directory) == ["pack.alone", "project", "summary"]  # 1 file re-linted
+    linted.clear()
+    assert _run(project, Cache(str(directory))) == cold and linted == []
+    (project / "pkg" / "other.py").write_text(OTHER + "\n# edited\n")
+    edited = _run(project, Cache(str(directory)))
+    assert linted == ["other.py"] and edited == cold
+    assert _entries(directory) == ["alone", "pack.alone", "project", "summary"]
+    linted.clear()
+    assert _run(project, Cache(str(directory))) == cold and linted == []
+
+
+def test_a_corrupt_pack_is_ignored_and_replaced(project, linted, monkeypatch):
+    monkeypatch.setattr(tffunc_lint.cache, "PACK_FROM", 2)
+    directory = project / ".tffunc_lint_cache"
+    cold = _run(project, Cache(str(directory)))
+    (pack,) = directory.rglob("pack.alone")
+    pack.write_bytes(pack.read_bytes()[:50])
+    for summary in directory.rglob("*.summary"):
+        summary.unlink()
+    linted.clear()
+    assert _run(project, Cache(str(directory))) == cold
+    assert sorted(linted) == ["__init__.py", "helpers.py", "other.py", "train.py"]
+    linted.clear()
+    assert _run(project, Cache(str(directory))) == cold and linted == []

@@ -19,7 +19,10 @@ reports only findings reads nothing else.
 
 Entries are written to a temporary file and renamed into place, so concurrent runs never
 read half an entry; an entry that cannot be read, or whose key does not match, is ignored
-and replaced. The directory holds a ``.gitignore`` of ``*``.
+and replaced. A run that writes many entries of a kind at once (a first run, a branch
+switch) writes them as one pack file of that kind, with the pack's earlier entries of the
+files it did not lint: creating a file per linted file costs more than linting it on some
+disks. The directory holds a ``.gitignore`` of ``*``.
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ import gc
 import functools
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from . import __version__
 
 DIRECTORY = ".tffunc_lint_cache"
 _FORMAT = 2  # 2: FileResult moved to tffunc_lint.finding
+#: From this many entries of one kind written by one run, they go into the kind's pack.
+PACK_FROM = 32
 
 
 def fingerprint(value: Any) -> str:
@@ -99,6 +104,7 @@ class Cache:
                                      f"v{__version__}-{_FORMAT}-{python}-{_code_stamp()}")
                         if directory else None)
         self._ready = False
+        self._packs: Dict[str, Dict[str, Tuple[str, Any]]] = {}
 
     def __bool__(self) -> bool:
         return self.directory is not None
@@ -110,25 +116,56 @@ class Cache:
         return os.path.join(self._folder, f"{name.hexdigest()[:32]}.{kind}")
 
     def load(self, path: str, kind: str, key: str) -> Any:
-        """The value stored for ``path`` under ``key``, or None (missing, stale, corrupt)."""
+        """The value stored for ``path`` under ``key``, or None (missing, stale, corrupt):
+        the file's own entry, else the kind's pack."""
         if self._folder is None:
             return None
-        import pickle
-
-        try:
-            with open(self._path(path, kind), "rb") as stream, paused_gc():
-                stored = pickle.load(stream)
-        except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
-            return None
+        stored = self._read(self._path(path, kind))
         if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == key
                 and stored[1] == os.path.abspath(path)):
-            return None
+            packed = self._pack(kind).get(os.path.abspath(path))
+            return packed[1] if packed is not None and packed[0] == key else None
         return stored[2]
 
     def store(self, path: str, kind: str, key: str, value: Any) -> None:
         """Write atomically; a cache that cannot be written is silently skipped."""
-        if self._folder is None:
+        if self._folder is not None:
+            self._write(self._path(path, kind), (key, os.path.abspath(path), value))
+
+    def store_all(self, kind: str, entries: Dict[str, Tuple[str, Any]]) -> None:
+        """Store ``path → (key, value)`` for many files: each as its own entry, or, from
+        ``PACK_FROM`` of them, in the kind's pack together with the pack's other files."""
+        if self._folder is None or not entries:
             return
+        if len(entries) < PACK_FROM:
+            for path, (key, value) in entries.items():
+                self.store(path, kind, key, value)
+            return
+        pack = dict(self._pack(kind))
+        pack.update((os.path.abspath(path), entry) for path, entry in entries.items())
+        self._packs[kind] = pack
+        self._write(os.path.join(self._folder, f"pack.{kind}"), pack)
+
+    def _pack(self, kind: str) -> Dict[str, Tuple[str, Any]]:
+        pack = self._packs.get(kind)
+        if pack is None:
+            pack = self._read(os.path.join(self._folder, f"pack.{kind}"))
+            if not isinstance(pack, dict):
+                pack = {}
+            self._packs[kind] = pack
+        return pack
+
+    @staticmethod
+    def _read(location: str) -> Any:
+        import pickle
+
+        try:
+            with open(location, "rb") as stream, paused_gc():
+                return pickle.load(stream)
+        except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
+            return None
+
+    def _write(self, location: str, value: Any) -> None:
         import pickle
         import tempfile  # here: a run that only reads the cache does not need it
 
@@ -137,9 +174,8 @@ class Cache:
             handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as stream:
-                    pickle.dump((key, os.path.abspath(path), value), stream,
-                                protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(temporary, self._path(path, kind))
+                    pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, location)
             except BaseException:
                 if os.path.exists(temporary):
                     os.unlink(temporary)

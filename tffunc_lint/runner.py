@@ -271,9 +271,8 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
     jobs = [(path, settings_for(path), fix, None, sources.get(path), None)
             for path in files if path not in cached]
     linted = {r.path: r for r in _map(jobs, workers)}
-    for path, result in linted.items():
-        if path in keys:
-            cache.store(path, "alone", keys[path], result)
+    cache.store_all("alone", {path: (keys[path], result) for path, result in linted.items()
+                              if path in keys})
     results = [cached[path] if path in cached else linted[path] for path in files]
     redone: Dict[str, FileResult] = {}
     # Every file as a run saw it before: the project's views are those of that run, and
@@ -294,10 +293,11 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
             redone = _load_project_results(cache, views)
             again = [job for job in again if job[0] not in redone]
     if again:
-        for result in _map(again, workers):
-            redone[result.path] = result
-            if cache and result.path in views:
-                cache.store(result.path, "project", views[result.path], result)
+        relinted = _map(again, workers)
+        redone.update((result.path, result) for result in relinted)
+        if cache:
+            cache.store_all("project", {result.path: (views[result.path], result)
+                                        for result in relinted if result.path in views})
     if redone:
         results = [redone.get(r.path, r) for r in results]
     cells = {r.path: r.cells for r in results if r.cells is not None}
