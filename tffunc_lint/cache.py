@@ -144,13 +144,26 @@ class Cache:
         pack = dict(self._pack(kind))
         pack.update((os.path.abspath(path), entry) for path, entry in entries.items())
         self._packs[kind] = pack
-        self._write(os.path.join(self._folder, f"pack.{kind}"), pack)
+        self._write(os.path.join(self._folder, f"pack.{kind}"), pack, records=True)
 
     def _pack(self, kind: str) -> Dict[str, Tuple[str, Any]]:
+        """The kind's pack: ``(path, key, value)`` records, one pickle each (written one at a
+        time, so that pickling them all at once does not hold a memo of every object)."""
         pack = self._packs.get(kind)
         if pack is None:
-            pack = self._read(os.path.join(self._folder, f"pack.{kind}"))
-            if not isinstance(pack, dict):
+            import pickle
+
+            pack = {}
+            try:
+                with open(os.path.join(self._folder, f"pack.{kind}"), "rb") as stream, \
+                        paused_gc():
+                    while True:  # one unpickler each: the records share no memo
+                        try:
+                            path, key, value = pickle.load(stream)
+                        except EOFError:
+                            break
+                        pack[path] = (key, value)
+            except Exception:  # noqa: BLE001 - a bad pack is a miss, never an error
                 pack = {}
             self._packs[kind] = pack
         return pack
@@ -165,7 +178,9 @@ class Cache:
         except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
             return None
 
-    def _write(self, location: str, value: Any) -> None:
+    def _write(self, location: str, value: Any, records: bool = False) -> None:
+        """``value`` pickled into ``location``; ``records``: ``value`` is a pack, written as
+        one ``(path, key, value)`` pickle per entry."""
         import pickle
         import tempfile  # here: a run that only reads the cache does not need it
 
@@ -174,7 +189,9 @@ class Cache:
             handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as stream:
-                    pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                    for record in ([(path, *entry) for path, entry in value.items()]
+                                   if records else [value]):
+                        pickle.dump(record, stream, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(temporary, location)
             except BaseException:
                 if os.path.exists(temporary):
