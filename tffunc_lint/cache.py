@@ -120,10 +120,11 @@ class Cache:
         the file's own entry, else the kind's pack."""
         if self._folder is None:
             return None
+        location = os.path.abspath(path)
         stored = self._read(self._path(path, kind))
         if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == key
-                and stored[1] == os.path.abspath(path)):
-            packed = self._pack(kind).get(os.path.abspath(path))
+                and stored[1] == location):
+            packed = self._pack(kind).get(location)
             return packed[1] if packed is not None and packed[0] == key else None
         return stored[2]
 
@@ -151,30 +152,28 @@ class Cache:
         time, so that pickling them all at once does not hold a memo of every object)."""
         pack = self._packs.get(kind)
         if pack is None:
-            import pickle
-
-            pack = {}
-            try:
-                with open(os.path.join(self._folder, f"pack.{kind}"), "rb") as stream, \
-                        paused_gc():
-                    while True:  # one unpickler each: the records share no memo
-                        try:
-                            path, key, value = pickle.load(stream)
-                        except EOFError:
-                            break
-                        pack[path] = (key, value)
-            except Exception:  # noqa: BLE001 - a bad pack is a miss, never an error
-                pack = {}
-            self._packs[kind] = pack
+            records = self._read(os.path.join(self._folder, f"pack.{kind}"), records=True)
+            pack = self._packs[kind] = {path: (key, value)
+                                        for path, key, value in records or ()}
         return pack
 
     @staticmethod
-    def _read(location: str) -> Any:
+    def _read(location: str, records: bool = False) -> Any:
+        """What ``location`` holds, or None if it cannot be read; ``records``: the list of
+        ``(path, key, value)`` records of a pack (None if any is bad)."""
         import pickle
 
         try:
             with open(location, "rb") as stream, paused_gc():
-                return pickle.load(stream)
+                if not records:
+                    return pickle.load(stream)
+                found = []
+                while True:  # one unpickler each: the records share no memo
+                    try:
+                        path, key, value = pickle.load(stream)
+                    except EOFError:
+                        return found
+                    found.append((path, key, value))
         except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
             return None
 
@@ -189,8 +188,8 @@ class Cache:
             handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as stream:
-                    for record in ([(path, *entry) for path, entry in value.items()]
-                                   if records else [value]):
+                    for record in ((path, *entry) for path, entry in value.items()) \
+                            if records else [value]:
                         pickle.dump(record, stream, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(temporary, location)
             except BaseException:
