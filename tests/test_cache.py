@@ -282,3 +282,48 @@ def test_a_corrupt_pack_is_ignored_and_replaced(project, linted, monkeypatch):
     assert sorted(linted) == ["__init__.py", "helpers.py", "other.py", "train.py"]
     linted.clear()
     assert _run(project, Cache(str(directory))) == cold and linted == []
+
+
+def test_a_file_edited_while_linted_is_not_stored_under_its_old_key(project, monkeypatch):
+    """The key is made from the bytes read first; a worker that reads other bytes lints
+    them, and their result must not answer for the first bytes later."""
+    other = project / "pkg" / "other.py"
+    edited = OTHER.replace("    print(x)\n", "")
+    original = tffunc_lint.runner._lint_job
+
+    def edit_first(job):
+        if job[0] == str(other) and other.read_text() == OTHER:
+            other.write_text(edited)
+        return original(job)
+
+    monkeypatch.setattr(tffunc_lint.runner, "_lint_job", edit_first)
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    assert _run(project, cache)["other.py"] == []  # the bytes linted: no print left
+    monkeypatch.undo()
+    other.write_text(OTHER)  # back to the bytes the key was made from
+    assert _run(project, cache)["other.py"] == [(5, "TFF101", _run(
+        project, Cache(None))["other.py"][0][2])]
+
+
+def test_the_second_pass_in_workers_keeps_the_first_pass_index(project, monkeypatch):
+    """A re-linted file's index is not sent back from the worker (a second copy of every
+    such index in this process): the result gets the first pass's index again."""
+    monkeypatch.setattr(tffunc_lint.runner, "PARALLEL_THRESHOLD", 1)
+    passes = []
+    original = tffunc_lint.runner._done
+
+    def received(jobs, done):
+        passes.append((jobs, [(item.result.index, item.same_index) for item in done]))
+        return original(jobs, done)
+
+    monkeypatch.setattr(tffunc_lint.runner, "_done", received)
+    settings = Settings(root=str(project)).resolved()
+    files = sorted(str(p) for p in project.glob("pkg/*.py"))
+    results = lint_project(files, lambda path: settings, workers=2)
+    (_, first), (again, relinted) = passes
+    assert [os.path.basename(job[0]) for job in again] == ["helpers.py"]
+    assert first[files.index(again[0][0])][0] is not None
+    assert relinted == [(None, True)]  # as it came from the worker
+    assert results[files.index(again[0][0])].index is again[0][5] is not None
+    assert [r.findings for r in results] == [r.findings for r in lint_project(
+        files, lambda path: settings)]

@@ -214,12 +214,19 @@ class Cache:
         self._ready = True
 
 
-def file_key(path: str, module: tuple, source: bytes, settings_fingerprint: str) -> str:
-    """What a file's own result depends on: its bytes, its path and module name, the
-    settings and the version (in the folder name)."""
+def source_digest(source: bytes) -> str:
+    """The digest of a file's bytes that its keys are made from."""
     import hashlib
 
-    digest = hashlib.sha256(source)
-    digest.update(repr((os.path.abspath(path), module, settings_fingerprint)).encode(
+    return hashlib.sha256(source).hexdigest()
+
+
+def file_key(path: str, module: tuple, digest: str, settings_fingerprint: str) -> str:
+    """What a file's own result depends on: its bytes (``digest``: :func:`source_digest`),
+    its path and module name, the settings and the version (in the folder name)."""
+    import hashlib
+
+    key = hashlib.sha256(digest.encode("ascii"))
+    key.update(repr((os.path.abspath(path), module, settings_fingerprint)).encode(
         "utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    return key.hexdigest()

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+import stat
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from . import requirements
-from .cache import Cache, file_key, fingerprint, paused_gc
+from .cache import Cache, file_key, fingerprint, paused_gc, source_digest
 from .config import Settings
 from .engine import lint_file, lint_source
 from .finding import FileResult
@@ -50,25 +51,60 @@ class reporting_to:
         _progress.remove(self._callback)
 
 
-Job = Tuple[str, Settings, bool, Optional[ModuleView], Optional[bytes], Optional[ModuleIndex]]
-"""(path, settings, fix, view, source, index): ``source`` is the content the cache key was
-computed from (None: read the file); ``index`` the file's index from the first pass (None:
-build it)."""
+Job = Tuple[str, Settings, bool, Optional[ModuleView], Union[str, bytes, None],
+            Optional[ModuleIndex]]
+"""(path, settings, fix, view, content, index): ``content`` is :func:`source_digest` of the
+bytes the cache key was computed from, or those bytes themselves when the file cannot be
+read again (a named pipe), or None (no cache: read the file); ``index`` the file's index
+from the first pass (None: build it)."""
 
 
-def _lint_job(job: Job) -> FileResult:
-    path, settings, fix, view, source, index = job
+class _Done(NamedTuple):
+    """A job's result, as the worker sends it back. ``current``: the file's bytes were those
+    of the job's digest (a result of other bytes must not be stored under the job's key).
+    ``same_index``: the result's index is the job's (not sent back: the caller has it)."""
+
+    result: FileResult
+    current: bool
+    same_index: bool
+
+
+def _lint_job(job: Job) -> _Done:
+    # Each worker reads its files: the caller keeps only their digests, and the jobs that
+    # reach a worker carry no file's bytes (but a named pipe's).
+    path, settings, fix, view, content, index = job
+    source = _read(path)[0] if isinstance(content, str) else content
     if source is None:
-        return lint_file(path, settings, fix=fix, view=view, index=index)
-    return lint_source(path, source, settings, fix=fix, view=view, index=index)
+        result = lint_file(path, settings, fix=fix, view=view, index=index)
+    else:
+        result = lint_source(path, source, settings, fix=fix, view=view, index=index)
+    same = index is not None and result.index is index
+    if same:
+        result.index = None
+    return _Done(result, isinstance(content, bytes) or (
+        source is not None and source_digest(source) == content), same)
 
 
-def _read(path: str) -> Optional[bytes]:
+def _done(jobs: Sequence[Job], done: Sequence[_Done]) -> Tuple[List[FileResult], Set[str]]:
+    """The results, each with its index back, and the paths whose result may be stored."""
+    results, current = [], set()
+    for job, (result, is_current, same_index) in zip(jobs, done):
+        if same_index:
+            result.index = job[5]
+        if is_current:
+            current.add(result.path)
+        results.append(result)
+    return results, current
+
+
+def _read(path: str) -> Tuple[Optional[bytes], bool]:
+    """The file's bytes (None: unreadable), and whether it can be read again (a regular
+    file, not a named pipe)."""
     try:
         with open(path, "rb") as stream:
-            return stream.read()
+            return stream.read(), stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
     except OSError:
-        return None
+        return None, False
 
 
 class _Workers:
@@ -79,9 +115,10 @@ class _Workers:
         self.workers = workers
         self._pool = None
 
-    def map(self, jobs: Sequence[Job]) -> List[FileResult]:
+    def map(self, jobs: Sequence[Job]) -> Tuple[List[FileResult], Set[str]]:
+        """The jobs' results, and the paths of those that may be stored under their key."""
         if self.workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
-            return _reported(map(_lint_job, jobs), len(jobs))
+            return _done(jobs, _reported(map(_lint_job, jobs), len(jobs)))
         if self._pool is None:
             import multiprocessing  # here: a run of a few files starts no workers
             from concurrent.futures import ProcessPoolExecutor
@@ -92,7 +129,7 @@ class _Workers:
         # The biggest files first, so that none of them is left for one worker at the end.
         order = sorted(range(len(jobs)), key=lambda number: -_size(jobs[number]))
         chunk = max(1, len(jobs) // (self.workers * 8))
-        results: List[Optional[FileResult]] = [None] * len(jobs)
+        results: List[Optional[_Done]] = [None] * len(jobs)
         # The results arrive pickled: unpickling thousands of indexes with the cyclic
         # collector on would rescan all that came before each time (about 0.5 s of this
         # process's time on 1 250 files, taken from the workers' cores; 0.05 s without).
@@ -102,7 +139,7 @@ class _Workers:
             for number, result in zip(order, _reported(done, len(jobs))):
                 results[number] = result
             _kept()
-        return results
+        return _done(jobs, results)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -110,12 +147,12 @@ class _Workers:
             self._pool = None
 
 
-def _map(jobs: Sequence[Job], workers: _Workers) -> List[FileResult]:
+def _map(jobs: Sequence[Job], workers: _Workers) -> Tuple[List[FileResult], Set[str]]:
     return workers.map(jobs)
 
 
 def _size(job: Job) -> int:
-    if job[4] is not None:
+    if isinstance(job[4], bytes):
         return len(job[4])
     try:
         return os.path.getsize(job[0])
@@ -123,9 +160,9 @@ def _size(job: Job) -> int:
         return 0
 
 
-def _reported(results, total: int) -> List[FileResult]:
+def _reported(results, total: int) -> List[_Done]:
     """The results, telling the progress callbacks as each arrives."""
-    done: List[FileResult] = []
+    done: List[_Done] = []
     number = _passes[0]
     _passes[0] += 1
     for result in results:
@@ -159,7 +196,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
 
 
 def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],
-                   fix: bool, sources: Dict[str, Optional[bytes]]) -> List[Job]:
+                   fix: bool, contents: Dict[str, Union[str, bytes]]) -> List[Job]:
     """Join the files' indexes into one graph; the jobs of the files it teaches more."""
     graph = ProjectGraph(r.index for r in results if r.index is not None)
     # Only the roots seed the project trace: what they reach is followed again, with the
@@ -173,7 +210,7 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
         view = graph.view_of(result.index, traced[result.path])
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view,
-                          sources.get(result.path), result.index))
+                          contents.get(result.path), result.index))
     return again
 
 
@@ -242,7 +279,7 @@ def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, File
 def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
                   workers: _Workers, cache: Cache, findings_only: bool) -> List[FileResult]:
     keys: Dict[str, str] = {}
-    sources: Dict[str, Optional[bytes]] = {}
+    contents: Dict[str, Union[str, bytes]] = {}
     cached: Dict[str, FileResult] = {}
     project_key, summary = None, None
     if cache:
@@ -252,10 +289,12 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
             known = settings_keys.get(id(settings))
             if known is None:
                 known = settings_keys[id(settings)] = (settings, fingerprint(settings))
-            source = sources[path] = _read(path)
+            source, rereadable = _read(path)
             if source is not None:  # unreadable: linted (and reported) every time
+                digest = source_digest(source)
+                contents[path] = digest if rereadable else source
                 # The versions the project declares count as settings (TFF405 reads them).
-                keys[path] = file_key(path, module_name_for(path), source, known[1] + str(
+                keys[path] = file_key(path, module_name_for(path), digest, known[1] + str(
                     requirements.for_file(path, settings.tensorflow_version)))
         project_key = _project_key(files, keys)
         summary = _load_summary(cache, files, project_key)
@@ -268,11 +307,12 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 if isinstance(hit, FileResult) and hit.path == path:
                     cached[path] = hit
             _kept()
-    jobs = [(path, settings_for(path), fix, None, sources.get(path), None)
+    jobs = [(path, settings_for(path), fix, None, contents.get(path), None)
             for path in files if path not in cached]
-    linted = {r.path: r for r in _map(jobs, workers)}
+    done, current = _map(jobs, workers)
+    linted = {r.path: r for r in done}
     cache.store_all("alone", {path: (keys[path], result) for path, result in linted.items()
-                              if path in keys})
+                              if path in current})
     results = [cached[path] if path in cached else linted[path] for path in files]
     redone: Dict[str, FileResult] = {}
     # Every file as a run saw it before: the project's views are those of that run, and
@@ -286,18 +326,19 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
             views, redone, summary = None, {}, None
     if views is None:
         with paused_gc():
-            again = _project_views(results, settings_for, fix, sources)
+            again = _project_views(results, settings_for, fix, contents)
         if cache:  # the project's view of the file is part of the key
             views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
                      if job[0] in keys}
             redone = _load_project_results(cache, views)
             again = [job for job in again if job[0] not in redone]
     if again:
-        relinted = _map(again, workers)
+        relinted, current = _map(again, workers)
         redone.update((result.path, result) for result in relinted)
         if cache:
             cache.store_all("project", {result.path: (views[result.path], result)
-                                        for result in relinted if result.path in views})
+                                        for result in relinted
+                                        if result.path in views and result.path in current})
     if redone:
         results = [redone.get(r.path, r) for r in results]
     cells = {r.path: r.cells for r in results if r.cells is not None}
