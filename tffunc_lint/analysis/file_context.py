@@ -20,6 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
+from .tensorflow_versions import narrowed, removed_apis_before
 
 try:
     from typing import Protocol
@@ -91,8 +92,10 @@ class FileContext:
 
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,
-        else the project's declared requirement), or None when nothing says."""
-        return requirements.for_file(self.path, self.tensorflow_setting)
+        else the project's declared requirement, narrowed by the APIs the module uses that
+        TensorFlow removed: see ``tensorflow_versions``), or None when nothing says."""
+        return narrowed(requirements.for_file(self.path, self.tensorflow_setting),
+                        self.fact("removed-apis", removed_apis_before))
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

@@ -11,7 +11,7 @@ from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..analysis.patterns import words
-from ..analysis.keras_version import keras_2_only
+from ..analysis.tensorflow_versions import keras_2_only
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -94,7 +94,9 @@ class VariableCreatedInTfFunction(Rule):
     (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
     `tf_keras` (Keras 2, no seed variable) they are not, nor in a module written for Keras 2
     (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
-    `K.dot`, or its project supports only TensorFlow older than 2.16), nor where they are made only under
+    `K.dot`, or uses another API removed before it, such as
+    `tf.keras.mixed_precision.experimental`; or its project supports only TensorFlow older
+    than 2.16), nor where they are made only under
     a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
     dropout switched on by configuration, which nothing shows is ever on (a rate of 0 holds
     no seed variable either). A variable created inside

@@ -60,8 +60,11 @@ class DeprecatedTfFunctionApi(Rule):
     2.3): the `tensorflow-version` setting (`">=2.4"`), else the TensorFlow requirement of the
     nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`), `setup.cfg`
     (`install_requires`) or `setup.py` above the file, up to the project's root
-    (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); a version named only in
-    prose or a container image is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
+    (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`), narrowed by the module's
+    own code: a module that uses an API TensorFlow removed runs only on the releases before
+    the removal (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
+    `experimental_relax_shapes=`). A version named only in prose or a container image is
+    not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
     keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
     already present.
 

@@ -1,0 +1,88 @@
+"""The TensorFlow versions a module can run on: what its project declares (see
+``requirements``), narrowed by the module's own code. A module that uses an API TensorFlow
+removed runs only on the releases before the removal:
+
+- ``tf.keras.mixed_precision.experimental`` (and Keras 2's ``keras.mixed_precision.
+  experimental``), removed in TensorFlow 2.9;
+- a ``keras.backend`` function that Keras 3, ``tf.keras`` since TensorFlow 2.16, no longer
+  has (``K.int_shape``, ``K.dot``).
+
+Rules ask ``FileContext.tensorflow_versions()``: TFF405 suggests a replacement only where
+every such version has it; TFF301 treats ``Dropout`` and the noise layers as variable-free
+where no such version has Keras 3 (which gives them a seed variable).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .. import requirements
+from ..requirements import Version
+from .names import ast_dotted_name
+
+#: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
+_REMOVED = {
+    "tensorflow.keras.mixed_precision.experimental": (2, 9),
+    "keras.mixed_precision.experimental": (2, 9),
+}
+#: ``keras.backend`` in Keras 3: what is left of the Keras 2 backend module.
+_KERAS_3_BACKEND = frozenset({
+    "backend", "clear_session", "epsilon", "floatx", "get_uid", "image_data_format",
+    "is_float_dtype", "is_int_dtype", "is_keras_tensor", "result_type", "set_epsilon",
+    "set_floatx", "set_image_data_format", "standardize_dtype",
+})
+#: TensorFlow 2.16 made Keras 3 its ``tf.keras``.
+KERAS_3_SINCE = (2, 16)
+
+
+def removed_apis_before(context) -> Optional[Version]:
+    """The earliest release that removed an API the module uses (None: none it knows);
+    a ``context.fact``."""
+    tree, text = context.tree, context.text
+    if tree is None or not ("mixed_precision" in text or "backend" in text):
+        return None
+    resolve = context.names.resolve
+    earliest: Optional[Version] = None
+
+    def used(qualified: Optional[str], is_call: bool) -> None:
+        nonlocal earliest
+        if not qualified:
+            return
+        for prefix, version in _REMOVED.items():
+            if qualified == prefix or qualified.startswith(prefix + "."):
+                earliest = version if earliest is None else min(earliest, version)
+        if (is_call and qualified.startswith("keras.backend.") and qualified.count(".") == 2
+                and qualified.rpartition(".")[2] not in _KERAS_3_BACKEND):
+            earliest = KERAS_3_SINCE if earliest is None else min(earliest, KERAS_3_SINCE)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                used(alias.name, False)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                used(f"{node.module}.{alias.name}", False)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            dotted = ast_dotted_name(node.func)
+            used(resolve(dotted) if dotted else None, True)
+        elif isinstance(node, ast.Attribute) and node.attr == "experimental":
+            dotted = ast_dotted_name(node)
+            used(resolve(dotted) if dotted else None, False)
+    return earliest
+
+
+def narrowed(spec: Optional[str], before: Optional[Version]) -> Optional[str]:
+    """``spec`` with the releases from ``before`` on left out. Where the declaration and
+    the code disagree, no release is left: what a rule would suggest for the declared
+    releases, the code cannot run on."""
+    if before is None:
+        return spec
+    clause = f"<{before[0]}.{before[1]}"
+    return f"{spec},{clause}" if spec else clause
+
+
+def keras_2_only(context) -> bool:
+    """Every TensorFlow version the module can run on is older than Keras 3's (see the
+    module docstring); a ``context.fact``."""
+    return not requirements.has_anywhere(context.tensorflow_versions(), KERAS_3_SINCE)
