@@ -472,6 +472,35 @@ def test_python_2_notebooks_are_skipped(tmp_path, capsys):
     assert (code, finding_lines(out), err) == (0, [], "")
 
 
+@pytest.mark.parametrize("python, expected", [
+    # a generative-models notebook last run on Python 3.6: TensorFlow 2.6 at the newest,
+    # whose Dropout holds no variable and which has no `reduce_retracing=` yet
+    ("3.6.5", []),
+    # Python 3.7: TensorFlow before 2.12, Keras 2 (Dropout is free), but 2.9 to 2.11 have
+    # the new keyword
+    ("3.7.3", [(2, 8, 14, "TFF405")]),
+    ("3.10.12", [(2, 3, 15, "TFF301"), (2, 8, 14, "TFF405")]),
+    (None, [(2, 3, 15, "TFF301"), (2, 8, 14, "TFF405")]),
+])
+def test_the_python_a_notebook_last_ran_bounds_its_tensorflow(tmp_path, capsys, python,
+                                                              expected):
+    data = json.loads(notebook(IMPORT, ("code", (
+        "@tf.function\n"
+        "def corrupting(x):\n"
+        "    dropout = tf.keras.layers.Dropout(0.3)\n"
+        "    return dropout(x, training=True)\n"
+        "\n\n"
+        "corrupting(tf.ones((2, 2)))\n"
+        "@tf.function(experimental_relax_shapes=True)\n"
+        "def scale(x):\n"
+        "    return x * 2\n"))))
+    if python:
+        data["metadata"]["language_info"]["version"] = python
+    path = tmp_path / "dae.ipynb"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert positions(capsys, str(path)) == expected
+
+
 # -- bad input ---------------------------------------------------------------------------------
 
 

@@ -39,7 +39,7 @@ from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_func
 from .config import Settings
 from .files import module_name_for
 from .finding import FileResult, Finding
-from .notebook import Notebook, NotebookError, is_notebook, relocate
+from .notebook import Notebook, NotebookError, is_notebook, kernel_python, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -284,14 +284,16 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
         return FileResult(path, [f for f in findings if f.code in enabled])
     if not book.python:
         return FileResult(path, [])
+    kernel = kernel_python(book.data)
     result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                       fix=fix and not book.errors, index=index)
+                       fix=fix and not book.errors, index=index, kernel=kernel)
     if result.fixed_source is not None:
         try:
             result.fixed_source = book.with_fixed(result.fixed_source)
             result.original = source
         except NotebookError as error:
-            result = lint_text(path, book.text, settings, enabled=enabled, view=view)
+            result = lint_text(path, book.text, settings, enabled=enabled, view=view,
+                               kernel=kernel)
             result.fix_error = f"fix skipped: {error}"
     findings = result.findings + [
         _file_finding(path, message, line, column) for line, column, message in book.errors
@@ -433,19 +435,22 @@ def lint_text(path: str, text: str, settings: Settings, *,
               view: Optional[ModuleView] = None,
               lines: Optional[List[str]] = None,
               own_lines: Optional[Tuple[int, int]] = None,
-              index: Optional[ModuleIndex] = None, alone: bool = False) -> FileResult:
+              index: Optional[ModuleIndex] = None, alone: bool = False,
+              kernel: Optional[Tuple[int, int]] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
     the others. ``index``: the text's :class:`ModuleIndex` from an earlier lint (same
     path, text and settings), not built again. ``alone``: the file is linted on its own
     (no project is joined from its index), so a file that no rule can apply to without
-    traced code, and that has none (:func:`may_trace`), is not indexed at all."""
+    traced code, and that has none (:func:`may_trace`), is not indexed at all. ``kernel``:
+    the Python a notebook was last run with, which bounds the TensorFlow it ran on."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
     analysis.own_lines = own_lines
     analysis.alone = alone
+    analysis.kernel = kernel
     collecting = gc.isenabled()
     try:
         # The trees are acyclic and freed by reference counting; the cyclic collector would
@@ -552,6 +557,7 @@ class _Analysis:
         self.path, self.text, self.lines = path, text, lines
         self.own_lines: Optional[Tuple[int, int]] = None
         self.alone = False
+        self.kernel: Optional[Tuple[int, int]] = None
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -590,6 +596,7 @@ class _Analysis:
         context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         context.tensorflow_setting = self.settings.tensorflow_version
+        context.kernel_python = self.kernel
         rule_classes = _enabled_rules(self.enabled)
         if is_test_module(self.path):
             rule_classes = [r for r in rule_classes if r.in_tests]

@@ -340,11 +340,17 @@ def _newer_kernel(data: dict) -> Optional[str]:
     """The notebook's Python version (``language_info.version``) when it is newer than the
     Python running tffunc-lint, which may not parse what the newer one accepts (an f-string
     that reuses its quotes, Python 3.12); else None."""
-    version = _VERSION.match(_declared_version(data))
-    if version is None:
+    declared = kernel_python(data)
+    if declared is None:
         return None
-    declared = (int(version.group(1)), int(version.group(2)))
     return "%d.%d" % declared if declared > sys.version_info[:2] else None
+
+
+def kernel_python(data: dict) -> Optional[Tuple[int, int]]:
+    """The Python version the notebook was last run with (``language_info.version``), or
+    None when its metadata does not say."""
+    version = _VERSION.match(_declared_version(data))
+    return (int(version.group(1)), int(version.group(2))) if version else None
 
 
 def _declared_version(data: dict) -> str:

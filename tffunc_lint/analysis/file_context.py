@@ -20,7 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import narrowed, removed_apis_before
+from .tensorflow_versions import narrowed, releases_before_python, removed_apis_before
 
 try:
     from typing import Protocol
@@ -54,6 +54,8 @@ class FileContext:
         self.local_names: FrozenSet[str] = frozenset()
         self.unsafe_fixes = False
         self.tensorflow_setting: Optional[str] = None
+        self.kernel_python: Optional[Tuple[int, int]] = None
+        """A notebook's: the Python it was last run with."""
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
@@ -93,9 +95,11 @@ class FileContext:
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,
         else the project's declared requirement, narrowed by the APIs the module uses that
-        TensorFlow removed: see ``tensorflow_versions``), or None when nothing says."""
+        TensorFlow removed and by the Python a notebook was last run with: see
+        ``tensorflow_versions``), or None when nothing says."""
         return narrowed(requirements.for_file(self.path, self.tensorflow_setting),
-                        self.fact("removed-apis", removed_apis_before))
+                        self.fact("removed-apis", removed_apis_before),
+                        releases_before_python(self.kernel_python))
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

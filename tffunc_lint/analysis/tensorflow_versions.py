@@ -7,6 +7,9 @@ removed runs only on the releases before the removal:
 - a ``keras.backend`` function that Keras 3, ``tf.keras`` since TensorFlow 2.16, no longer
   has (``K.int_shape``, ``K.dot``).
 
+A notebook last run with an older Python (its ``language_info.version``) ran a TensorFlow
+that still supported that Python: 3.6, for one, before 2.7.
+
 Rules ask ``FileContext.tensorflow_versions()``: TFF405 suggests a replacement only where
 every such version has it; TFF301 treats ``Dropout`` and the noise layers as variable-free
 where no such version has Keras 3 (which gives them a seed variable).
@@ -26,6 +29,9 @@ _REMOVED = {
     "tensorflow.keras.mixed_precision.experimental": (2, 9),
     "keras.mixed_precision.experimental": (2, 9),
 }
+#: The first TensorFlow release that dropped each Python version.
+_DROPPED_PYTHON = {(2, 7): (2, 2), (3, 5): (2, 4), (3, 6): (2, 7), (3, 7): (2, 12),
+                   (3, 8): (2, 14)}
 #: ``keras.backend`` in Keras 3: what is left of the Keras 2 backend module.
 _KERAS_3_BACKEND = frozenset({
     "backend", "clear_session", "epsilon", "floatx", "get_uid", "image_data_format",
@@ -72,12 +78,20 @@ def removed_apis_before(context) -> Optional[Version]:
     return earliest
 
 
-def narrowed(spec: Optional[str], before: Optional[Version]) -> Optional[str]:
-    """``spec`` with the releases from ``before`` on left out. Where the declaration and
-    the code disagree, no release is left: what a rule would suggest for the declared
-    releases, the code cannot run on."""
-    if before is None:
+def releases_before_python(python: Optional[Version]) -> Optional[Version]:
+    """The first TensorFlow release that no longer ran on ``python`` (None: one that still
+    does, or not known)."""
+    return _DROPPED_PYTHON.get(python) if python else None
+
+
+def narrowed(spec: Optional[str], *befores: Optional[Version]) -> Optional[str]:
+    """``spec`` with the releases from the earliest of ``befores`` on left out. Where the
+    declaration and the code disagree, no release is left: what a rule would suggest for
+    the declared releases, the code cannot run on."""
+    known = [before for before in befores if before is not None]
+    if not known:
         return spec
+    before = min(known)
     clause = f"<{before[0]}.{before[1]}"
     return f"{spec},{clause}" if spec else clause
 

@@ -96,7 +96,8 @@ class VariableCreatedInTfFunction(Rule):
     (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
     `K.dot`, or uses another API removed before it, such as
     `tf.keras.mixed_precision.experimental`; or its project supports only TensorFlow older
-    than 2.16), nor where they are made only under
+    than 2.16; or it is a notebook last run with Python 3.8 or older, which no TensorFlow
+    with Keras 3 supports), nor where they are made only under
     a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
     dropout switched on by configuration, which nothing shows is ever on (a rate of 0 holds
     no seed variable either). A variable created inside

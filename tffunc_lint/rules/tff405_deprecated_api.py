@@ -63,8 +63,9 @@ class DeprecatedTfFunctionApi(Rule):
     (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`), narrowed by the module's
     own code: a module that uses an API TensorFlow removed runs only on the releases before
     the removal (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
-    `experimental_relax_shapes=`). A version named only in prose or a container image is
-    not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
+    `experimental_relax_shapes=`), and a notebook last run with an old Python only on the
+    releases that supported it (Python 3.6: before 2.7). A version named only in prose or
+    a container image is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
     keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
     already present.
 
