@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import re
 from collections import ChainMap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import guards
@@ -243,23 +244,46 @@ class FunctionInfo:
     guard_calls: Dict[str, Target] = field(default_factory=dict)
     """No-argument calls in its tests, by spelling, for predicates to be looked up."""
     runs_eagerly: bool = False
+    """Decorated with ``@tf.py_function(...)``: Python runs it eagerly, never traced."""
     custom_gradient: bool = False
     """Decorated with ``@tf.custom_gradient``: the gradient function it returns runs where
     the gradient is computed, in graph context when this function is."""
-    """Decorated with ``@tf.py_function(...)``: Python runs it eagerly, never traced."""
     eager_params: Set[int] = field(default_factory=set)
     """Positions of its parameters that it (or a function nested in it) hands to
     ``tf.py_function``: a function passed there runs eagerly (``def wrap(func): return
     tf.py_function(func, ...)``)."""
     traced_params: Set[object] = field(default_factory=set)
-    traced_param_apis: Dict[object, str] = field(default_factory=dict)
-    """For each of ``traced_params``, the API that traces it (``Dataset.map(...)``)."""
     """The parameters it hands to ``tf.function`` or another graph API (``def compile_step(
     fn): return tf.function(fn)``), as a caller passes them: positions counted without
     ``self``, and names for keyword arguments. A function passed there is traced."""
+    traced_param_apis: Dict[object, str] = field(default_factory=dict)
+    """For each of ``traced_params``, the API that traces it (``Dataset.map(...)``)."""
     outer_aliases: Dict[str, str] = field(default_factory=dict)
     """Tests that enclosing functions bind to names it reads (``use_xla = not
     tf.executing_eagerly()``), as source text."""
+
+    # Most functions leave most of these collections empty, and the process that joins a
+    # project holds every module's functions: an empty one is not pickled, and an unpickled
+    # function shares one immutable empty collection for each (an index is complete, and
+    # read only, once built).
+    def __getstate__(self):
+        return {name: value for name, value in self.__dict__.items()
+                if value or name not in _SHARED_EMPTY}
+
+    def __setstate__(self, state):
+        self.__dict__.update({name: state[name] if name in state else _SHARED_EMPTY[name]
+                              for name in _FIELD_ORDER if name in state or name in
+                              _SHARED_EMPTY})
+        self.__dict__.update(state)
+
+
+#: One empty, immutable collection for each of ``FunctionInfo``'s that are mostly empty.
+_SHARED_EMPTY = {
+    "edges": (), "fresh_edges": frozenset(), "edge_guards": MappingProxyType({}),
+    "writes": frozenset(), "guard_calls": MappingProxyType({}), "eager_params": frozenset(),
+    "traced_params": frozenset(), "traced_param_apis": MappingProxyType({}),
+    "outer_aliases": MappingProxyType({}), "init_test": frozenset()}
+_FIELD_ORDER = tuple(f.name for f in fields(FunctionInfo))
 
 
 @dataclass
