@@ -289,6 +289,34 @@ def test_a_module_only_eager_scripts_import_runs_eagerly(tmp_path, capsys, train
             for f in json.loads(out)] == expected
 
 
+@pytest.mark.parametrize("use, expected", [
+    # AlphaStar's deprecated pseudocode: its agent calls the encoder eagerly
+    ("print(encoder(tf.ones((1, 4))))\n", []),
+    ("model = tf.keras.Sequential([encoder])\nmodel.fit(tf.ones((4, 4)), tf.ones((4, 8)))\n",
+     [("pseudocode/network.py", 6, 16, "TFF301")]),
+])
+def test_a_script_imports_the_module_of_its_own_folder_when_two_share_a_name(
+        tmp_path, capsys, use, expected):
+    layer = ("import tensorflow as tf\n\n\nclass Encoder(tf.keras.layers.Layer):\n"
+             "    def call(self, x):\n"
+             "        return tf.keras.layers.Dense(8)(x)\n")
+    for folder in ("", "pseudocode"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "network.py").write_text(layer, encoding="utf-8")
+    # beside the root's network.py, a training script fits its encoder
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom network import Encoder\n\n"
+        "model = tf.keras.Sequential([Encoder()])\n"
+        "model.fit(tf.ones((4, 4)), tf.ones((4, 8)))\n", encoding="utf-8")
+    (tmp_path / "pseudocode" / "agent.py").write_text(
+        "import tensorflow as tf\nfrom network import Encoder\n\nencoder = Encoder()\n"
+        + use + "if __name__ == '__main__':\n    pass\n", encoding="utf-8")
+    code, out, err = run(capsys, "--output-format", "json", str(tmp_path))
+    found = [(os.path.relpath(f["path"], tmp_path), f["line"], f["column"], f["code"])
+             for f in json.loads(out)]
+    assert found == [("network.py", 6, 16, "TFF301")] + expected
+
+
 def test_an_object_change_reaches_the_def_in_force_at_its_cell(tmp_path, capsys):
     model = ("code", "class Model(tf.Module):\n    def __init__(self):\n"
                      "        self.bias = 0.0\n")

@@ -10,6 +10,7 @@ and the rules query.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, replace
@@ -88,9 +89,16 @@ class ProjectGraph:
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
         self._stems: Dict[str, Optional[ModuleIndex]] = {}
+        self._folders: Dict[str, Set[str]] = {}
+        """For a module name two or more files claim: the folders they are in."""
         for index in indexes:
             self.by_path[index.path] = index
             if index.module:
+                if index.module in self.by_module:
+                    first = self.by_module[index.module]
+                    self._folders.setdefault(index.module, {os.path.dirname(first.path)}
+                                             if first is not None else set()).add(
+                        os.path.dirname(index.path))
                 # Two files claiming one module name: resolve neither.
                 self.by_module[index.module] = (
                     None if index.module in self.by_module else index)
@@ -527,7 +535,19 @@ class ProjectGraph:
             return False
         importers = self._imports()
         stem = index.module.rpartition(".")[2]
-        return index.module not in importers and stem not in importers
+        return not self._importers_of(index) and (stem == index.module or stem not in importers)
+
+    def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:
+        """The other linted modules that import ``index`` by its module name. Of scripts'
+        modules that share a name (``network.py`` beside the training scripts and another in
+        ``pseudocode/``), a script imports the one in its own folder, which Python puts
+        first on ``sys.path``; an importer in a folder of neither may import either."""
+        found = [other for other in self._imports().get(index.module, ()) if other is not index]
+        folders = self._folders.get(index.module)
+        if not folders:
+            return found
+        others = folders - {os.path.dirname(index.path)}
+        return [other for other in found if os.path.dirname(other.path) not in others]
 
     def _part_of_programs(self, index: ModuleIndex) -> bool:
         """``index`` is a module of a directory of scripts (not in a package) that only whole
@@ -540,8 +560,7 @@ class ProjectGraph:
         if known is not None:
             return known
         self._program_parts[index.path] = False  # an import cycle proves nothing
-        importers = [other for other in self._imports().get(index.module, ())
-                     if other is not index]
+        importers = self._importers_of(index)
         found = bool(importers) and all(
             (self.whole_program(other) or self._part_of_programs(other))
             and not self.runs_keras(other) for other in importers)
