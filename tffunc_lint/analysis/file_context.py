@@ -54,9 +54,9 @@ class FileContext:
         self.local_names: FrozenSet[str] = frozenset()
         self.unsafe_fixes = False
         self.tensorflow_setting: Optional[str] = None
+        """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self.kernel_python: Optional[Tuple[int, int]] = None
         """A notebook's: the Python it was last run with."""
-        """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
