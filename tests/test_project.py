@@ -1,6 +1,7 @@
 """Cross-module graph context: a package linted as one project."""
 
 import json
+import os
 
 from tffunc_lint.doors.cli import main
 
@@ -192,3 +193,44 @@ def test_a_script_that_another_module_imports_is_not_a_whole_program(tmp_path, c
     (tmp_path / "evaluate.py").write_text("from train import loss_fn\n")
     _, together = lint_project_json(capsys, tmp_path)
     assert [(f["line"], f["code"]) for f in together] == [(11, "TFF201")]
+
+
+def test_the_graph_reads_the_functions_only_of_modules_it_follows_code_into():
+    """The process joining a project holds every module's index: the functions of an
+    unpickled index stay pickled until the call graph asks for them, and the graph asks
+    only in modules where it follows code (here ``losses``, called from a traced step;
+    ``eager`` has nothing traced and calls nothing traced)."""
+    import pickle
+
+    from tffunc_lint.analysis.graph_context import ProjectGraph
+    from tffunc_lint.config import Settings
+    from tffunc_lint.engine import lint_file
+
+    settings = Settings().resolved()
+    files = sorted(str(p) for p in (PROJECT / "proj").glob("*.py"))
+    built = [lint_file(path, settings).index for path in files]
+    sent = [pickle.loads(pickle.dumps(index)) for index in built]
+    assert not any("functions" in vars(index) for index in sent)
+
+    graph, again = ProjectGraph(built), ProjectGraph(sent)
+    traced, traced_again = graph.trace(), again.trace()
+    assert traced_again == traced and any(traced.values())
+    for index, copy in zip(built, sent):
+        assert again.view_of(copy, traced_again[copy.path]) == graph.view_of(
+            index, traced[index.path])
+        assert copy.bound_names() == index.names.bound()
+    loaded = {os.path.basename(copy.path) for copy in sent if "functions" in vars(copy)}
+    assert "losses.py" in loaded and "eager.py" not in loaded
+
+    # Asked for, they are the functions built; released, they are read again.
+    losses = next(copy for copy in sent if copy.path.endswith("losses.py"))
+    original = built[sent.index(losses)]
+    assert {key: (f.qualname, list(f.edges)) for key, f in losses.functions.items()} == {
+        key: (f.qualname, list(f.edges)) for key, f in original.functions.items()}
+    losses.release()
+    assert "functions" not in vars(losses) and losses.functions.keys() == original.functions.keys()
+    # Sent on again, an unpickled index sends the pickle it received.
+    assert pickle.loads(pickle.dumps(losses)).__dict__["_pickled_functions"] is not None
+    assert (pickle.loads(pickle.dumps(losses)).__dict__["_pickled_functions"]
+            == losses.__dict__["_pickled_functions"])
+

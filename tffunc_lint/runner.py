@@ -211,6 +211,9 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
         if _learnt(view, result.view):
             again.append((result.path, settings_for(result.path), fix, view,
                           contents.get(result.path), result.index))
+    for result in results:  # what the graph read of the indexes, until asked for again
+        if result.index is not None:
+            result.index.release()
     return again
 
 

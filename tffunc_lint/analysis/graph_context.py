@@ -185,8 +185,9 @@ class ProjectGraph:
                 found = self.resolve(index, callee)
                 if found is None or slot is None:
                     continue
-                wrapper = self.by_path[found[0]].functions[found[1]]
-                if slot in wrapper.traced_params:
+                module = self.by_path[found[0]]
+                if slot in module.function_summary().traced_params.get(found[1], ()):
+                    wrapper = module.functions[found[1]]
                     target = self.resolve(index, passed)
                     if target:
                         api = wrapper.traced_param_apis.get(slot, "")
@@ -251,7 +252,7 @@ class ProjectGraph:
             return self._predicates[memo]
         self._predicates[memo] = None  # a cycle says nothing
         module = self.by_path[found[0]]
-        form = module.functions[found[1]].predicate
+        form = module.function_summary().predicates.get(found[1])
         result = None
         if form is not None and len(form) == 1:
             result = form[0]
@@ -270,7 +271,7 @@ class ProjectGraph:
         if (module is None or hops > _MAX_HOPS or rest[0] in module.top_level
                 or rest[0] in module.classes):
             return qualified
-        target = module.names.binding(rest[0])
+        target = module.bound_names().get(rest[0])
         if not target:
             return qualified
         return self.canonical(canonical(".".join([target, *rest[1:]])), hops + 1)
@@ -279,7 +280,7 @@ class ProjectGraph:
         """The names ``index`` imports through other linted modules, resolved through them."""
         found: Dict[str, str] = {}
         for name, path in index.imports:
-            target = index.names.binding(name)
+            target = index.bound_names().get(name)
             if target and self._split(target)[0] is not None:
                 resolved = self.canonical(target)
                 if resolved != target:
@@ -290,8 +291,9 @@ class ProjectGraph:
                 continue
             # ``from utils import *``: the names that module imports, as it resolves them
             # (a later star import's name replaces an earlier one's, as in Python)
-            for name in star.names.bound():
-                if not name.startswith("_") and index.names.binding(name) is None:
+            bound = index.bound_names()
+            for name in star.bound_names():
+                if not name.startswith("_") and name not in bound:
                     found[name] = self.canonical(f"{star.module}.{name}")
         return found
 
@@ -315,9 +317,7 @@ class ProjectGraph:
         project decorator that hands its argument to tf.py_function."""
         found = set()
         for index in self.by_path.values():
-            for key, function in index.functions.items():
-                if function.runs_eagerly:
-                    found.add((index.path, key))
+            found.update((index.path, key) for key in index.function_summary().eager)
             for entry in index.decorated:
                 target = self.resolve(index, entry.target)
                 if target and 0 in self.by_path[target[0]].functions[target[1]].eager_params:
@@ -342,11 +342,10 @@ class ProjectGraph:
     def predicates_of(self, index: ModuleIndex) -> Predicates:
         """Polarity of the predicates each function of ``index`` calls in its tests."""
         found: Predicates = {}
-        for key, function in index.functions.items():
-            for spelling, target in function.guard_calls.items():
-                polarity = self.predicate(index, target)
-                if polarity:
-                    found[(key, spelling)] = polarity
+        for key, spelling, target in index.function_summary().guard_calls:
+            polarity = self.predicate(index, target)
+            if polarity:
+                found[(key, spelling)] = polarity
         return found
 
     # -- resolution -------------------------------------------------------------------------

@@ -14,11 +14,13 @@ Functions are keyed so the same function can be found again in a LibCST tree:
 from __future__ import annotations
 
 import ast
+import pickle
 import re
 from collections import ChainMap
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional,
+                    Sequence, Set, Tuple)
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
@@ -337,6 +339,19 @@ def _is_property_accessor(node: ast.FunctionDef) -> bool:
                for d in node.decorator_list)
 
 
+class FunctionSummary(NamedTuple):
+    """Of a module's functions, what the call graph asks of every module."""
+
+    eager: FrozenSet[FunctionKey]
+    """The functions Python runs eagerly (``FunctionInfo.runs_eagerly``)."""
+    guard_calls: Tuple[Tuple[FunctionKey, str, Target], ...]
+    """``(function, spelling, callee)`` of each call a function makes in its tests."""
+    traced_params: Dict[FunctionKey, Set[object]]
+    """The functions with ``traced_params``, and those."""
+    predicates: Dict[FunctionKey, Tuple]
+    """The functions that are predicates, and their form (``FunctionInfo.predicate``)."""
+
+
 @dataclass
 class ModuleIndex:
     """What graph-context detection needs to know about one module."""
@@ -415,11 +430,85 @@ class ModuleIndex:
     worker is used only for the same text (forked workers share the parent's hash seed;
     other processes differ, and build the index again)."""
 
+    # The process that joins a project holds every module's index, and follows the call
+    # graph into few of them: the fields it reads of those only (the functions are two
+    # thirds of an index's memory, a seventh of it pickled), and the bindings it reads once
+    # to build the name table, travel as pickles of their own (``_DEFERRED``), read when
+    # first asked for. A read-only index keeps those pickles, and sends them on unchanged.
+    # Empty collections are not pickled either: an unpickled index shares one immutable
+    # empty of each.
     def __getstate__(self):
-        state = dict(self.__dict__)
-        state["nodes"] = {}
-        state.pop("_names", None)
+        state = {name: value for name, value in self.__dict__.items()
+                 if name not in _NOT_PICKLED and (value or name not in _SHARED_EMPTY_OF_INDEX)}
+        summary = self.function_summary()
+        if summary != _NO_SUMMARY:
+            state["_summary"] = summary
+        bound = self.bound_names()
+        if bound:
+            state["_bound"] = bound
+        for holder, names in _DEFERRED.items():
+            stored = self.__dict__.get(holder)
+            if stored is None:
+                stored = pickle.dumps(tuple(self.__dict__[name] for name in names),
+                                      pickle.HIGHEST_PROTOCOL)
+            state[holder] = stored
         return state
+
+    def __setstate__(self, state):
+        # The fields in their order, as ``FunctionInfo.__setstate__`` sets them.
+        self.__dict__.update({name: state[name] if name in state else
+                              _SHARED_EMPTY_OF_INDEX[name] for name in _INDEX_FIELD_ORDER})
+        self.__dict__.update((holder, state[holder]) for holder in _DEFERRED)
+        self.__dict__["_summary"] = state.get("_summary", _NO_SUMMARY)
+        self.__dict__["_bound"] = state.get("_bound", _SHARED_EMPTY_OF_INDEX["top_level"])
+        self.nodes = {}
+
+    def function_summary(self) -> "FunctionSummary":
+        """What the call graph asks of every function of every module, known without
+        reading ``functions`` (see ``FunctionSummary``). For a complete index."""
+        summary = self.__dict__.get("_summary")
+        if summary is None:
+            functions = self.functions
+            summary = self.__dict__["_summary"] = FunctionSummary(
+                frozenset(key for key, function in functions.items() if function.runs_eagerly),
+                tuple((key, spelling, target) for key, function in functions.items()
+                      for spelling, target in function.guard_calls.items()),
+                {key: function.traced_params for key, function in functions.items()
+                 if function.traced_params},
+                {key: function.predicate for key, function in functions.items()
+                 if function.predicate is not None})
+        return summary
+
+    def bound_names(self) -> Mapping[str, str]:
+        """``names.bound()``: what the call graph asks of the name table of every module,
+        known without building it (see ``NameTable.binding``: ``bound_names().get(name)``)."""
+        bound = self.__dict__.get("_bound")
+        if bound is None:
+            bound = self.__dict__["_bound"] = self.names.bound()
+        return bound
+
+    def release(self) -> None:
+        """Forget what an unpickled index read of its deferred fields, and its name table:
+        read again when asked for."""
+        for holder, names in _DEFERRED.items():
+            if holder in self.__dict__:
+                for name in names:
+                    self.__dict__.pop(name, None)
+        self.__dict__.pop("_names", None)
+
+    def _deferred(self, holder: str) -> Optional[tuple]:
+        """The values of the fields pickled in ``holder`` (None: not an unpickled index)."""
+        stored = self.__dict__.get(holder)
+        return None if stored is None else pickle.loads(stored)
+
+    def __getattr__(self, name: str):
+        # Only for attributes not in the instance: the deferred fields of an unpickled index.
+        holder = _DEFERRED_IN.get(name)
+        values = self._deferred(holder) if holder else None
+        if values is None:
+            raise AttributeError(name)
+        self.__dict__.update(zip(_DEFERRED[holder], values))
+        return self.__dict__[name]
 
     bindings: List[Binding] = field(default_factory=list)
     """How module-level statements bind names, in statement order (see ``NameTable``)."""
@@ -454,7 +543,11 @@ class ModuleIndex:
     def names(self) -> NameTable:
         table = self.__dict__.get("_names")
         if table is None:
-            table = self.__dict__["_names"] = NameTable.from_statements(self.bindings)
+            # The bindings serve only to build the table: not kept when unpickled for it.
+            bindings = self.__dict__.get("bindings")
+            if bindings is None:
+                bindings = self._deferred("_pickled_bindings")[0]
+            table = self.__dict__["_names"] = NameTable.from_statements(bindings)
             if self.star_imports:  # see NameTable.stars
                 table.stars = tuple(self.star_imports)
         return table
@@ -496,6 +589,21 @@ class ModuleIndex:
         index.switches_eager_off = any(EAGER_SWITCH_OFF.search(line) for line in lines
                                        if "functions_eagerly" in line)
         return index
+
+
+#: Fields of ``ModuleIndex`` pickled apart, by the attribute that holds their pickle: read
+#: when first asked for (see ``__getstate__``).
+_DEFERRED = {"_pickled_functions": ("functions", "module_bindings", "lambdas"),
+             "_pickled_bindings": ("bindings",)}
+_DEFERRED_IN = {name: holder for holder, names in _DEFERRED.items() for name in names}
+_NOT_PICKLED = frozenset({*_DEFERRED, *_DEFERRED_IN, "nodes", "_names", "_summary", "_bound"})
+_NO_SUMMARY = FunctionSummary(frozenset(), (), MappingProxyType({}), MappingProxyType({}))
+_INDEX_FIELD_ORDER = tuple(f.name for f in fields(ModuleIndex) if f.name not in _NOT_PICKLED)
+#: One empty, immutable collection for each of ``ModuleIndex``'s collections.
+_SHARED_EMPTY_OF_INDEX = {
+    f.name: {list: (), set: frozenset(), dict: MappingProxyType({})}[f.default_factory]
+    for f in fields(ModuleIndex) if f.default_factory in (list, set, dict)
+    and f.name not in _NOT_PICKLED}
 
 
 _UNKNOWN = object()
