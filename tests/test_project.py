@@ -234,3 +234,32 @@ def test_the_graph_reads_the_functions_only_of_modules_it_follows_code_into():
     assert (pickle.loads(pickle.dumps(losses)).__dict__["_pickled_functions"]
             == losses.__dict__["_pickled_functions"])
 
+
+def _collector_state(job):
+    import gc
+
+    from tffunc_lint.finding import FileResult
+    from tffunc_lint.runner import _Done
+
+    return _Done(FileResult(job[0], [], fix_error=str(gc.isenabled())), True, False)
+
+
+def test_workers_collect_garbage_cycles(monkeypatch):
+    """The pool is forked while the caller pauses the cyclic collector (unpickling the
+    results): a worker must not inherit the pause, or every file's garbage cycles stay."""
+    import multiprocessing
+
+    import pytest
+
+    from tffunc_lint import runner
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("workers are forked only where fork exists")
+    monkeypatch.setattr(runner, "_lint_job", _collector_state)
+    workers = runner._Workers(2)
+    try:
+        results, _ = workers.map([(f"m{n}.py", None, False, None, None, None)
+                                  for n in range(runner.PARALLEL_THRESHOLD)])
+    finally:
+        workers.close()
+    assert {result.fix_error for result in results} == {"True"}

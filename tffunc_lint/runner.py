@@ -31,6 +31,11 @@ from .analysis.module_index import ModuleIndex
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
 
+#: Most files a worker lints before it sends their results: it holds them until then (a
+#: worker sent a sixteenth of the site-packages of a TensorFlow install at once, and grew to
+#: 380 MB).
+_CHUNK = 32
+
 #: Told ``(files done, files in this pass, pass)`` as files finish (pass 0 lints every file,
 #: later passes re-lint what the project taught them); set by a door with ``reporting_to``.
 _progress: List[Callable[[int, int, int], None]] = []
@@ -125,10 +130,13 @@ class _Workers:
 
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            # Forked while this process pauses the cyclic collector (``paused_gc``): a worker
+            # turns it on again, or the garbage cycles of every file it lints would stay.
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                             initializer=gc.enable)
         # The biggest files first, so that none of them is left for one worker at the end.
         order = sorted(range(len(jobs)), key=lambda number: -_size(jobs[number]))
-        chunk = max(1, len(jobs) // (self.workers * 8))
+        chunk = max(1, min(_CHUNK, len(jobs) // (self.workers * 8)))
         results: List[Optional[_Done]] = [None] * len(jobs)
         # The results arrive pickled: unpickling thousands of indexes with the cyclic
         # collector on would rescan all that came before each time (about 0.5 s of this
