@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import pickle
 import re
+import zlib
 from collections import ChainMap
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -433,8 +434,9 @@ class ModuleIndex:
     # The process that joins a project holds every module's index, and follows the call
     # graph into few of them: the fields it reads of those only (the functions are two
     # thirds of an index's memory, a seventh of it pickled), and the bindings it reads once
-    # to build the name table, travel as pickles of their own (``_DEFERRED``), read when
-    # first asked for. A read-only index keeps those pickles, and sends them on unchanged.
+    # to build the name table, travel as pickles of their own (``_DEFERRED``; compressed,
+    # to a third: they stay in memory), read when first asked for. A read-only index keeps
+    # those pickles, and sends them on unchanged.
     # Empty collections are not pickled either: an unpickled index shares one immutable
     # empty of each.
     def __getstate__(self):
@@ -449,8 +451,8 @@ class ModuleIndex:
         for holder, names in _DEFERRED.items():
             stored = self.__dict__.get(holder)
             if stored is None:
-                stored = pickle.dumps(tuple(self.__dict__[name] for name in names),
-                                      pickle.HIGHEST_PROTOCOL)
+                stored = zlib.compress(pickle.dumps(
+                    tuple(self.__dict__[name] for name in names), pickle.HIGHEST_PROTOCOL), 1)
             state[holder] = stored
         return state
 
@@ -499,7 +501,7 @@ class ModuleIndex:
     def _deferred(self, holder: str) -> Optional[tuple]:
         """The values of the fields pickled in ``holder`` (None: not an unpickled index)."""
         stored = self.__dict__.get(holder)
-        return None if stored is None else pickle.loads(stored)
+        return None if stored is None else pickle.loads(zlib.decompress(stored))
 
     def __getattr__(self, name: str):
         # Only for attributes not in the instance: the deferred fields of an unpickled index.
