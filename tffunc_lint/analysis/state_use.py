@@ -12,6 +12,10 @@ assignment is harmful only with evidence that the value must live past that trac
   the trace, or a value frozen at trace time. Set-up methods (``__init__``, ``build``) run
   before the first trace and do not count.
 
+A traced method that returns its object (``return self``: ``bert(x).get_sequence_output()``)
+hands the attributes it sets over as its outputs, read where it is called, in the caller's
+trace: only a value carried from call to call is evidence then.
+
 A counter of traces (``num_traces += 1``, ``self.trace_count += 1``) counts traces on
 purpose; it is no evidence of harm. Nor is an attribute that a traced function makes and
 deletes again (``self._count = {}`` … ``del self._count``: it lives within that call), or a
@@ -148,6 +152,12 @@ class StateUse:
         uses = self.attributes.get(attribute, {})
         if self._made_and_deleted(uses):
             return False
+        if _returns_receiver(function):
+            # ``return self``: the object is the call's result, and its attributes are the
+            # outputs its caller reads (``bert(x).get_sequence_output()``), right after the
+            # call, in the caller's trace. Only a value carried to the next call is harm.
+            own = uses.get(id(function))
+            return own is not None and own.read_before_set(setter_calls(id(function)))
         return self._outlives(uses, function, setter_calls, attribute)
 
     def changed_elsewhere(self, function: ast.AST, attribute: str, constant: object) -> bool:
@@ -478,6 +488,17 @@ class StateUse:
 def _receiver(method: ast.AST) -> Optional[str]:
     positional = [*method.args.posonlyargs, *method.args.args]
     return positional[0].arg if positional else None
+
+
+def _returns_receiver(function: ast.AST) -> bool:
+    """Every ``return`` of the method ``function`` returns its receiver (``return self``),
+    and it has one."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    receiver = _receiver(function)
+    returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
+    return receiver is not None and bool(returns) and all(
+        isinstance(node.value, ast.Name) and node.value.id == receiver for node in returns)
 
 
 def _sets_attribute(statements, receiver: Optional[str], attribute: str) -> bool:

@@ -165,7 +165,9 @@ class ExternalContainerMutation(Rule):
     reads it before giving it a new value, or code outside the trace reads it
     (`print(recorder.history)`, an untraced method). One filled afresh on each trace and
     read only by traced code (`self.endpoints = {}` then `self.endpoints["stem"] = x`; a
-    sub-layer's `endpoints` read by the traced model) is scratch and not reported. Caching
+    sub-layer's `endpoints` read by the traced model, or a layer whose `call` returns the
+    layer and whose caller reads `encoder(x).get_all_encoder_layers()`) is scratch and not
+    reported. Caching
     on purpose at trace time (a dict of per-shape constants) is reported too; add
     `# noqa: TFF102` to keep it. A memo entry made once under `if key not in self._cache:`
     is lazy initialisation, like `if self.x is None:`, and is not reported.

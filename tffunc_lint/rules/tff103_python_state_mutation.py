@@ -191,6 +191,10 @@ class PythonStateMutation(Rule):
     its arguments (`tf.gather(x, self.index)`) is taken as a graph-building helper that
     subclasses call from traced code, not as a reader outside the trace; an attribute that
     a traced function makes and deletes again (`del self._count`) lives within that call.
+    A method that returns its object (`return self`, as a BERT layer whose caller reads
+    `bert(x).get_sequence_output()`) hands its attributes over as its outputs: they are
+    read where it is called, in the caller's trace, and only a value carried from call to
+    call is reported.
     A placeholder given its real value once (`if self.axis == -1: self.axis = rank - 1`,
     a plain assignment that does not read the placeholder) is set-up, not state; so is a
     negative axis made non-negative once (`if self.axis < 0: self.axis += rank`).
