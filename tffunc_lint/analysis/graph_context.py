@@ -19,8 +19,8 @@ from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
 
 from . import guards
 from ..finding import TraceReason
-from .module_index import (KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE, TF_FUNCTION,
-                           ClassInfo, Entry, FunctionKey, ModuleIndex, Target)
+from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE,
+                           TF_FUNCTION, ClassInfo, Entry, FunctionKey, ModuleIndex, Target)
 from .names import canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -716,6 +716,7 @@ class GraphContext:
         self._functions: Dict[FunctionKey, TracedFunction] = {}
         self._starts: Optional[Tuple[List[int], List[FunctionKey], List[int],
                                      List[FunctionKey]]] = None
+        self._eager: Optional[Set[FunctionKey]] = None
 
     @classmethod
     def for_module(cls, index: ModuleIndex) -> "GraphContext":
@@ -741,6 +742,49 @@ class GraphContext:
                                       parameters, node)
             self._functions[key] = function
         return function
+
+    def runs_eagerly_too(self, key: FunctionKey) -> bool:
+        """The function runs as Python on some calls the module makes: code of the module
+        that is not traced calls it (an evaluation method, module-level code), or a traced
+        function that is not a trace's root calls it and runs so itself (``latent_search``,
+        called from a ``tf.function`` training step and from an eager ``test()``). A
+        function under a tracing decorator never runs so, nor what only it calls. Calls
+        from other modules are not seen."""
+        if self._eager is None:
+            self._eager = self._eager_functions()
+        return key in self._eager
+
+    def _eager_functions(self) -> Set[FunctionKey]:
+        index, project, traced = self.index, ProjectGraph([self.index]), self.traced
+        functions = index.functions
+
+        def decorated(key: FunctionKey) -> bool:
+            """Its name is bound to the ``tf.function`` (a tracing decorator): every call
+            of it traces, eager or not."""
+            reason = traced.get(key)
+            return reason is not None and reason.via is None and reason.how.startswith("@")
+
+        def callees(source: FunctionKey) -> Iterable[FunctionKey]:
+            for target, _, how in functions[source].edges:
+                found = project.resolve(index, target) if how == CALLED else None
+                if (found is not None and found[0] == index.path and found[1] in functions
+                        and not decorated(found[1])):
+                    yield found[1]
+
+        eager = {key for key, function in functions.items() if key[0] == "def"
+                 and "." not in function.qualname and not decorated(key)
+                 and (function.qualname, "__call__") in index.eager_steps}
+        for source in functions:
+            if source not in traced:
+                eager.update(callees(source))
+        queue = [key for key in eager if key in traced]
+        while queue:
+            for callee in callees(queue.pop()):
+                if callee not in eager:
+                    eager.add(callee)
+                    if callee in traced:
+                        queue.append(callee)
+        return eager
 
     def release(self) -> None:
         """Forget the traced functions' ``ast`` nodes once the file is done."""

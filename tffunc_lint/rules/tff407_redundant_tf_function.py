@@ -163,8 +163,10 @@ class _Finder:
             if isinstance(node, _FUNCTIONS) and isinstance(scope, _FUNCTIONS) and not any(
                     p is scope for p in reference):
                 continue  # the same name in another scope
-            reason = self.traced.get(_key(enclosing, self.context))
-            if reason is None or _through(reason, qualname) or _eager_capable(reason):
+            key = _key(enclosing, self.context)
+            reason = self.traced.get(key)
+            if (reason is None or _through(reason, qualname) or _eager_capable(reason)
+                    or self.context.graph.runs_eagerly_too(key)):
                 return
             callers.append(getattr(enclosing, "name", "<lambda>"))
         if callers:
@@ -306,7 +308,9 @@ class RedundantTfFunction(Rule):
       run_eagerly=True)`, `model.run_eagerly = True`): Keras traces these itself, and the
       decorator keeps them a graph when you debug;
     - a private (`_name`) or nested function, not listed in `__all__`, whose every call in
-      the module is made from traced code.
+      the module is made from traced code. A caller that the module also runs as Python
+      does not count as traced (a search method that a `tf.function` training step calls,
+      and an eager `test()` too): the decorator compiles the calls made then.
 
     ## Why is this bad?
     Keras already runs `call` and the `*_step` methods in a graph, as `compile` asks
