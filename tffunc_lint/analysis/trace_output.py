@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Calls that turn their argument into text: ``str(x)`` of a tensor shows it symbolically.
 _TEXT_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 _TEXT_METHODS = frozenset({"format", "join", "format_map"})
+#: Words of a message's label that name a static property of what it prints.
+_STATIC_LABEL = re.compile(r"\b(?:shapes?|dtypes?)\b", re.IGNORECASE)
 #: Words of a message that announces tracing: "Tracing with", "traced", "retracing", the
 #: words the translated guides use ("追踪", "跟踪", "トレース"), "compiling" (what many call
 #: a tf.function's trace), and messages that say the Python code is what runs ("The
@@ -71,6 +73,35 @@ def announces_tracing(call: cst.Call) -> bool:
     """The message says it is about tracing (``print("Tracing with", x)``,
     ``logging.info("retracing %s", name)``): written once per trace on purpose."""
     return any(_TRACING.search(text) for arg in call.args for text in _literal_text(arg.value))
+
+
+def labelled_static(call: cst.Call) -> bool:
+    """The message's text says it shows a shape or a dtype, and what it prints is the value
+    itself, not something computed from it (``print("delta shape", delta)``, ``"memory shape
+    : {}".format(memory)``): a traced tensor's text shows its static shape and dtype, what
+    the label asks for. ``print("shape", tf.shape(x))`` computes the shape, whose values the
+    trace does not have."""
+    return any(_STATIC_LABEL.search(text) for arg in call.args
+               for text in _literal_text(arg.value)) and all(
+        _names_values(arg.value) for arg in call.args if arg.keyword is None)
+
+
+def _names_values(node: cst.BaseExpression) -> bool:
+    """Text and names only: literals, names and attributes (``x``, ``self.h``), also as the
+    fields of an f-string, the arguments of ``.format`` or the right side of ``%``."""
+    if _is_literal(node) or isinstance(node, (cst.Name, cst.Attribute)):
+        return True
+    if isinstance(node, cst.FormattedString):
+        return all(_names_values(part.expression) for part in node.parts
+                   if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        right = node.right
+        values = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+        return _is_literal(node.left) and all(_names_values(value) for value in values)
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "format" and _is_literal(node.func.value)):
+        return all(_names_values(arg.value) for arg in node.args)
+    return False
 
 
 def plain_message(call: cst.Call) -> bool:

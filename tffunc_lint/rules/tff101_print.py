@@ -10,8 +10,9 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.cst_walk import descendants
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.patterns import words
-from ..analysis.trace_output import (announces_tracing, plain_message, shows_tensor_value,
-                                     traced_once_by_design, under_static_check)
+from ..analysis.trace_output import (announces_tracing, labelled_static, plain_message,
+                                     shows_tensor_value, traced_once_by_design,
+                                     under_static_check)
 from ..rule import Rule
 
 
@@ -42,8 +43,9 @@ class PrintInTfFunction(Rule):
 
     Printing once per trace is harmless, and often the point, when the message announces
     tracing (`print("Tracing with", x)`, the TensorFlow guide's way to watch retracing) or
-    shows static trace-time information (`x.shape`, `x.dtype`, `x.name`): those are not
-    reported, as TFF105 does not report such logging.
+    shows static trace-time information (`x.shape`, `x.dtype`, `x.name`, or the tensor
+    itself under a label that asks for its shape or dtype, `print("x shape", x)`): those
+    are not reported, as TFF105 does not report such logging.
 
     ## Example
     ```python
@@ -121,7 +123,7 @@ class PrintInTfFunction(Rule):
         (see ``trace_output``): it announces tracing, or shows only static trace-time
         information (shapes, dtypes, names)."""
         context = self.context
-        if announces_tracing(node) or traced_once_by_design(context):
+        if announces_tracing(node) or labelled_static(node) or traced_once_by_design(context):
             return None
         if any(shows_tensor_value(context, arg.value) for arg in node.args):
             return self.message

@@ -12,7 +12,7 @@ from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.patterns import words
-from ..analysis.trace_output import (announces_tracing, shows_tensor_value,
+from ..analysis.trace_output import (announces_tracing, labelled_static, shows_tensor_value,
                                      traced_once_by_design, under_static_check)
 from ..rule import Rule
 
@@ -190,7 +190,7 @@ class PythonIoSideEffect(Rule):
         """Logging is reported when it shows a tensor's value or sits in a graph loop; static
         trace-time information (shapes, dtypes, configuration) is logged on purpose, and so
         is a warning about a condition decided while tracing."""
-        if (self._static_warning(node) or announces_tracing(node)
+        if (self._static_warning(node) or announces_tracing(node) or labelled_static(node)
                 or traced_once_by_design(self.context)):
             return None
         if any(shows_tensor_value(self.context, arg.value) for arg in node.args):
