@@ -462,7 +462,7 @@ class ModuleIndex:
                               _SHARED_EMPTY_OF_INDEX[name] for name in _INDEX_FIELD_ORDER})
         self.__dict__.update((holder, state[holder]) for holder in _DEFERRED)
         self.__dict__["_summary"] = state.get("_summary", _NO_SUMMARY)
-        self.__dict__["_bound"] = state.get("_bound", _SHARED_EMPTY_OF_INDEX["top_level"])
+        self.__dict__["_bound"] = state.get("_bound", _NO_NAMES)
         self.nodes = {}
 
     def function_summary(self) -> "FunctionSummary":
@@ -600,6 +600,7 @@ _DEFERRED = {"_pickled_functions": ("functions", "module_bindings", "lambdas"),
 _DEFERRED_IN = {name: holder for holder, names in _DEFERRED.items() for name in names}
 _NOT_PICKLED = frozenset({*_DEFERRED, *_DEFERRED_IN, "nodes", "_names", "_summary", "_bound"})
 _NO_SUMMARY = FunctionSummary(frozenset(), (), MappingProxyType({}), MappingProxyType({}))
+_NO_NAMES: Mapping[str, str] = MappingProxyType({})
 _INDEX_FIELD_ORDER = tuple(f.name for f in fields(ModuleIndex) if f.name not in _NOT_PICKLED)
 #: One empty, immutable collection for each of ``ModuleIndex``'s collections.
 _SHARED_EMPTY_OF_INDEX = {
