@@ -745,11 +745,11 @@ class GraphContext:
 
     def runs_eagerly_too(self, key: FunctionKey) -> bool:
         """The function runs as Python on some calls the module makes: code of the module
-        that is not traced calls it (an evaluation method, module-level code), or a traced
-        function that is not a trace's root calls it and runs so itself (``latent_search``,
-        called from a ``tf.function`` training step and from an eager ``test()``). A
-        function under a tracing decorator never runs so, nor what only it calls. Calls
-        from other modules are not seen."""
+        that is not traced calls it (an evaluation method, module-level code), or a
+        function that runs so itself calls it (``latent_search``, called from a
+        ``tf.function`` training step and from an eager ``test()``). A function under a
+        tracing decorator never runs so, nor what only it calls. Calls from other modules
+        are not seen."""
         if self._eager is None:
             self._eager = self._eager_functions()
         return key in self._eager
