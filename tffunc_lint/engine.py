@@ -41,6 +41,7 @@ from .files import module_name_for
 from .finding import FileResult, Finding
 from .notebook import Notebook, NotebookError, is_notebook, kernel_python, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
+from .analysis.ast_walk import walk_nodes
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -90,7 +91,7 @@ def _number_lines(piece: ast.Module, offset: int, numbers: List[int]) -> None:
     """Move a piece's line numbers down by ``offset`` (``ast.increment_lineno``), every node
     of one line sharing one number object: a node holds two, and a parse makes each anew
     (56 bytes a node of the 350 or so it takes)."""
-    for node in ast.walk(piece):
+    for node in walk_nodes(piece):
         line = getattr(node, "lineno", None)
         if line is not None:
             node.lineno = numbers[line + offset]

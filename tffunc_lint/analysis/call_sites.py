@@ -35,6 +35,7 @@ from .lazy_libcst import cst
 from .module_index import TF_FUNCTION, FunctionKey, def_key, is_main_guard, iter_statements
 from .names import ast_dotted_name, dotted_name, own_nodes
 from .source_lines import SourceLines, tf_function_lines
+from .ast_walk import child_nodes, walk_nodes
 
 FACT = "call_sites"
 
@@ -200,7 +201,7 @@ def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
     """Attributes that the class's methods set to a list or tuple (a display or a
     comprehension): ``self.blocks = [Block() for _ in range(n)]``."""
     found = set()
-    for node in ast.walk(cls):
+    for node in walk_nodes(cls):
         if isinstance(node, ast.Assign) and isinstance(
                 node.value, (ast.List, ast.Tuple, ast.ListComp)):
             for target in node.targets:
@@ -221,7 +222,7 @@ def _iterated_names(node: ast.expr) -> Set[str]:
 
 
 def _target_names(target: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walk_nodes(target) if isinstance(n, ast.Name)}
 
 
 def _is_constant_data(node: ast.expr) -> bool:
@@ -523,10 +524,10 @@ class _CallScanner:
             return
         if isinstance(node, _COMPREHENSIONS):
             frame.loops.append(node)
-            self._children(node, list(ast.iter_child_nodes(node)), frame)
+            self._children(node, list(child_nodes(node)), frame)
             frame.loops.pop()
             return
-        self._children(node, list(ast.iter_child_nodes(node)), frame)
+        self._children(node, list(child_nodes(node)), frame)
 
     def _callee(self, call: ast.Call) -> Optional[TracedCallable]:
         spelling = ast_dotted_name(call.func)
@@ -645,7 +646,7 @@ class _CallScanner:
         if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp)
                                              and isinstance(node.op, ast.Not)):
             return None, None  # a bool: two values at most, two traces by design
-        leaves = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+        leaves = [child for child in child_nodes(node) if isinstance(child, ast.expr)]
         kinds = [self._classify(leaf, frame, depth + 1)[0] for leaf in leaves]
         if VARYING in kinds and all(k in (VARYING, LITERAL) for k in kinds):
             return VARYING, None
@@ -783,9 +784,9 @@ _NOT_STRAIGHT = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp, a
 
 def _uses_targets(comprehension: ast.ListComp) -> bool:
     """The element of the comprehension reads one of the names its loops bind."""
-    bound = {n.id for g in comprehension.generators for n in ast.walk(g.target)
+    bound = {n.id for g in comprehension.generators for n in walk_nodes(g.target)
              if isinstance(n, ast.Name)}
-    return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(comprehension.elt))
+    return any(isinstance(n, ast.Name) and n.id in bound for n in walk_nodes(comprehension.elt))
 
 
 def _loop_targets(loop: ast.AST) -> List[Tuple[ast.AST, ast.expr]]:

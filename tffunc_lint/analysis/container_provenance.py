@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
+from .ast_walk import child_nodes, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -169,7 +170,7 @@ def _scope_children(node: ast.AST) -> Iterator[ast.AST]:
     elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         yield node.generators[0].iter
     else:
-        yield from ast.iter_child_nodes(node)
+        yield from child_nodes(node)
 
 
 @dataclass
@@ -260,7 +261,7 @@ class ModuleScopes:
 
     def _collect(self, tree: ast.Module) -> None:
         stack: List[Tuple[ast.AST, Optional[ast.AST], Optional[ast.ClassDef]]] = [
-            (child, None, None) for child in ast.iter_child_nodes(tree)]
+            (child, None, None) for child in child_nodes(tree)]
         while stack:
             node, function, cls = stack.pop()
             if isinstance(node, _FUNCTIONS):
@@ -268,18 +269,18 @@ class ModuleScopes:
                 self.functions.append(node)
                 if cls is not None and not isinstance(node, ast.Lambda):
                     self.owner_class[id(node)] = cls
-                for child in ast.iter_child_nodes(node):
+                for child in child_nodes(node):
                     stack.append((child, node, None))
                 continue
             if isinstance(node, ast.ClassDef):
                 if function is None and cls is None:
                     self.classes.setdefault(node.name, node)
-                for child in ast.iter_child_nodes(node):
+                for child in child_nodes(node):
                     stack.append((child, function, node if child in node.body else None))
                 continue
             if isinstance(node, ast.Global) and function is not None:
                 self._declaring_global.append(function)
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 stack.append((child, function, None))
 
     def _add_global_assignments(self) -> None:
@@ -288,7 +289,7 @@ class ModuleScopes:
             declared = self.bindings(function).declared_global
             if not declared:
                 continue
-            for statement in ast.walk(function):
+            for statement in walk_nodes(function):
                 if isinstance(statement, ast.Assign):
                     for target in statement.targets:
                         for name, value in _target_bindings(target, statement.value):
@@ -356,7 +357,7 @@ class ModuleScopes:
             receiver = self.receiver(statement)
             if receiver is None:
                 continue
-            for node in ast.walk(statement):
+            for node in walk_nodes(statement):
                 for attribute, value in _attribute_assignments(node, receiver):
                     found.setdefault(attribute, []).append(value)
         self._class_attributes[id(cls)] = found

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 
 from .names import ast_dotted_name, function_local_names
 from .tensor_taint import is_operation
+from .ast_walk import child_nodes, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -70,7 +71,7 @@ class GraphEffects:
         self._layers: Dict[int, FrozenSet[str]] = {}
         """Class → attributes its methods set to a Keras layer or model."""
         if context.tree is not None:
-            for node in ast.walk(context.tree):
+            for node in walk_nodes(context.tree):
                 if isinstance(node, ast.ClassDef):
                     methods = {m.name: m for m in node.body
                                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -116,7 +117,7 @@ class GraphEffects:
             found: Set[str] = set()
             for method in self._methods[id(cls)].values():
                 local = function_local_names(method)
-                for node in ast.walk(method):
+                for node in walk_nodes(method):
                     if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                             and _keras_class(self.resolve(node.value.func, method, local))):
                         found.update(t.attr for t in node.targets
@@ -182,7 +183,7 @@ class _Scope:
                     return found
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             return self.assignment(statement)
-        for child in ast.iter_child_nodes(statement):
+        for child in child_nodes(statement):
             if isinstance(child, ast.stmt):
                 found = self.statement(child)
             elif isinstance(child, ast.expr):
@@ -242,7 +243,7 @@ class _Scope:
                 yield node
                 if _creates(self.resolve(node.func), node.func):
                     continue
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            stack.extend(reversed(list(child_nodes(node))))
 
     def tensor(self, expression: ast.expr) -> bool:
         """``expression`` is computed in the graph: it holds a TensorFlow operation, a call
@@ -262,7 +263,7 @@ class _Scope:
                     continue
                 if is_operation(qualified) or self.layer_call(node.func):
                     return True
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         return False
 
     def layer_call(self, func: ast.expr) -> bool:

@@ -28,6 +28,7 @@ import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from .names import ast_dotted_name
+from .ast_walk import child_nodes
 
 #: A predicate's polarity: EAGER — its result being true means nothing is traced;
 #: GRAPH — its result being false means nothing is traced.
@@ -305,7 +306,7 @@ def _own_nodes(body: Sequence[ast.stmt]):
     while stack:
         node = stack.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.stmt) and not isinstance(
                     child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stack.append(child)

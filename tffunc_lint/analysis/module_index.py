@@ -27,6 +27,7 @@ from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
                     function_local_names)
 from .patterns import words
+from .ast_walk import walk_nodes
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -170,7 +171,7 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
         node.__class__ is ast.Name and node.id == word
         or node.__class__ is ast.Attribute and node.attr == word
         or node.__class__ is ast.alias and word in (node.name, node.asname)
-        for node in ast.walk(tree))
+        for node in walk_nodes(tree))
 
 
 _TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
@@ -562,7 +563,7 @@ class ModuleIndex:
         nodes = {}
         # A def is a statement: only blocks need looking into, unless a lambda is wanted.
         lambdas = any(key[0] == "lambda" for key in functions)
-        for node in ast.walk(tree) if lambdas else iter_statements(tree.body):
+        for node in walk_nodes(tree) if lambdas else iter_statements(tree.body):
             cls = node.__class__
             if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
                 key = def_key(node.lineno, node.name)
@@ -1375,7 +1376,7 @@ class _Indexer:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
         own = function_local_names(node)
-        return [call.func.id for call in ast.walk(node)
+        return [call.func.id for call in walk_nodes(node)
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                 and call.func.id not in own]
 

@@ -13,6 +13,7 @@ import builtins
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .lazy_libcst import cst
+from .ast_walk import child_nodes
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -122,7 +123,7 @@ def own_nodes(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if not isinstance(child, _SCOPE_NODES):
                 stack.append(child)
 

@@ -40,6 +40,7 @@ from .module_index import CALLED, iter_statements, statement_bindings
 from .scoped_state import set_around_a_call
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
+from .ast_walk import child_nodes, walk_nodes
 
 
 def _scope_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -322,7 +323,7 @@ def scope_bindings(function: ast.AST) -> ScopeBindings:
         by_name.setdefault(binding.name, []).append(binding)
     nonlocal_lines: Dict[str, int] = {}
     writers: Dict[str, List[ast.AST]] = {}
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         if node is function or not isinstance(node, _FUNCTIONS):
             continue
         declared: Set[str] = set()
@@ -403,7 +404,7 @@ def _runs_before(enclosing: ast.AST, scope: ScopeBindings, writer: Optional[ast.
             continue
         inner = hidden or (node is not enclosing and isinstance(node, _DEFERRED))
         chain = (parents + (node,))[-2:]
-        stack.extend((child, chain, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, chain, inner) for child in child_nodes(node))
     return calls > 0
 
 
@@ -431,7 +432,7 @@ def _uses(enclosing: ast.AST, nested: ast.AST, resolve) -> List[int]:
                 if isinstance(target, ast.Name):
                     names.add(target.id)
     end = getattr(nested, "end_lineno", nested.lineno)
-    return [node.lineno for node in ast.walk(enclosing)
+    return [node.lineno for node in walk_nodes(enclosing)
             if isinstance(node, ast.Name) and node.id in names and node.lineno > end
             and isinstance(node.ctx, ast.Load)]
 
@@ -485,7 +486,7 @@ def kept_inside(enclosing: ast.AST, nested: ast.AST, resolve) -> bool:
                     and parent.func.attr in _KEEPING):
                 return False
         inner = deferred or node is not enclosing and isinstance(node, _SCOPES)
-        stack.extend((child, node, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, node, inner) for child in child_nodes(node))
     return True
 
 
@@ -493,7 +494,7 @@ def changes_attribute(function: ast.AST, attribute: str, methods: Iterable[str])
     """``function`` may change ``attribute`` of some object: it assigns or deletes
     ``x.attribute``, calls ``setattr``, or calls one of ``methods`` (those that assign it)."""
     methods = frozenset(methods)
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(
                 node.ctx, (ast.Store, ast.Del)):
             return True
@@ -889,7 +890,7 @@ def _directly_in(unit: ast.AST, line: int) -> bool:
     if not isinstance(unit, _FUNCTIONS):
         return False
     return not any(isinstance(node, _SCOPES) and node is not unit
-                   and node.lineno <= line <= node.end_lineno for node in ast.walk(unit))
+                   and node.lineno <= line <= node.end_lineno for node in walk_nodes(unit))
 
 
 def _reused_entry(how: str) -> bool:
@@ -1239,7 +1240,7 @@ class _AttributeWalker:
                               else node.end_lineno):
             return
         if compound:
-            roots = [child for child in ast.iter_child_nodes(node)
+            roots = [child for child in child_nodes(node)
                      if isinstance(child, (ast.expr, ast.arguments, ast.withitem,
                                            ast.keyword))]
         else:
@@ -1257,7 +1258,7 @@ class _AttributeWalker:
                 self.calls.setdefault(child.func.attr, []).append(
                     (where.cls, where.method if where.direct else None, where.unset))
             deferred = deferred or isinstance(child, ast.Lambda)  # may run later
-            stack.extend((grandchild, deferred) for grandchild in ast.iter_child_nodes(child))
+            stack.extend((grandchild, deferred) for grandchild in child_nodes(child))
 
     def _mentions(self, node: ast.stmt, last: int) -> bool:
         """Lines from ``node``'s first (decorators included) to ``last`` mention one of the

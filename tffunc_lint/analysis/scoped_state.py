@@ -27,6 +27,7 @@ import ast
 from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from .names import ast_dotted_name, own_nodes
+from .ast_walk import walk_nodes
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -68,7 +69,7 @@ def _saved_and_restored(body: Sequence[ast.stmt], target: str) -> bool:
     changed = False
     for statement in body:
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            if changed and any(isinstance(n, ast.Call) for n in ast.walk(statement)):
+            if changed and any(isinstance(n, ast.Call) for n in walk_nodes(statement)):
                 changed = "called"
             continue
         left, value = statement.targets[0], statement.value
@@ -78,7 +79,7 @@ def _saved_and_restored(body: Sequence[ast.stmt], target: str) -> bool:
             if isinstance(value, ast.Name) and value.id in saved and changed == "called":
                 return True
             changed = changed or bool(saved)
-        elif changed and any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        elif changed and any(isinstance(n, ast.Call) for n in walk_nodes(value)):
             changed = "called"
     return False
 
@@ -108,7 +109,7 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
             if closed is not None and closed[0] == opened[0]:
                 if closed[1] != opened[1] and any(
                         isinstance(n, ast.Call) for between in body[first + 1:last]
-                        for n in ast.walk(between)):
+                        for n in walk_nodes(between)):
                     found.update((statement.lineno, body[last].lineno))
                 break
     return found
@@ -122,7 +123,7 @@ def _stores(body: Iterable[ast.stmt], target: str) -> List[int]:
 
 
 def _enclosing_class(tree: ast.Module, function: ast.AST) -> Optional[ast.ClassDef]:
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.ClassDef) and any(item is function for item in node.body):
             return node
     return None

@@ -46,6 +46,7 @@ from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
 from .names import ast_dotted_name, own_nodes
 from .tensor_taint import WHAT_IT_IS, is_operation
+from .ast_walk import child_nodes, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -213,7 +214,7 @@ class StateUse:
             if not self._traced(key) and other.read_before_set(static=True):
                 return True
         end = getattr(function, "end_lineno", function.lineno)
-        stack = list(ast.iter_child_nodes(enclosing))
+        stack = list(child_nodes(enclosing))
         while stack:
             node = stack.pop()
             if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
@@ -221,7 +222,7 @@ class StateUse:
             if (isinstance(node, ast.Name) and node.id == name
                     and isinstance(node.ctx, ast.Load) and node.lineno > end):
                 return True
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         return False
 
     def only_names_things(self, attribute: str) -> bool:
@@ -342,7 +343,7 @@ class StateUse:
         receiver = _receiver(node) if isinstance(node, (ast.FunctionDef,
                                                         ast.AsyncFunctionDef)) else None
         reads = 0
-        for call in ast.walk(node):
+        for call in walk_nodes(node):
             if not isinstance(call, ast.Call):
                 continue
             arguments = [*call.args, *(k.value for k in call.keywords)]
@@ -352,7 +353,7 @@ class StateUse:
                 if not is_operation(qualified):
                     return False
                 reads += sum(_is_own(argument, receiver, attribute) for argument in arguments)
-        loads = sum(1 for n in ast.walk(node) if _is_own(n, receiver, attribute)
+        loads = sum(1 for n in walk_nodes(node) if _is_own(n, receiver, attribute)
                     and isinstance(n.ctx, ast.Load))
         return reads > 0 and reads == loads
 
@@ -399,7 +400,7 @@ class StateUse:
                     found.append((function, statement, running, False))
                     if exit_guard:
                         found.append((function, statement, not running, True))
-        for child in ast.iter_child_nodes(statement):
+        for child in child_nodes(statement):
             if isinstance(child, ast.stmt):
                 self._statement(child, function, receiver, local)
             elif isinstance(child, ast.AST):
@@ -417,7 +418,7 @@ class StateUse:
                 self._statement(node, function, receiver, local)
                 continue
             if _formats_text(node):
-                self._formatted.update(id(n) for n in ast.walk(node)
+                self._formatted.update(id(n) for n in walk_nodes(node)
                                        if isinstance(n, (ast.Attribute, ast.Name)))
             mutation = _mutation_use(node, receiver)
             if mutation is not None:  # ``self.x[k] = v``: neither reads nor sets ``self.x``
@@ -437,7 +438,7 @@ class StateUse:
                     and function is not None):
                 self._calls.setdefault(id(function), []).append(
                     (node.lineno, node.col_offset, statement, node.func.attr))
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
     def _function(self, node: ast.AST, enclosing: Optional[str], method: bool) -> None:
         """A method's receiver is its first parameter; a function nested in a method sees
@@ -507,12 +508,12 @@ def _sets_attribute(statements, receiver: Optional[str], attribute: str) -> bool
         isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
         and node.attr == attribute and isinstance(node.value, ast.Name)
         and node.value.id == receiver
-        for statement in statements for node in ast.walk(statement))
+        for statement in statements for node in walk_nodes(statement))
 
 
 def _later_statements(function: ast.AST, statement: ast.stmt) -> List[ast.stmt]:
     """The statements after ``statement`` in the block of ``function`` that holds it."""
-    for node in ast.walk(function):
+    for node in walk_nodes(function):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and statement in block:
@@ -528,7 +529,7 @@ def _called_methods(statements, method: ast.AST, effects: GraphEffects) -> List[
     pending = [(statements, _receiver(method))]
     while pending:
         body, receiver = pending.pop()
-        for node in (n for statement in body for n in ast.walk(statement)):
+        for node in (n for statement in body for n in walk_nodes(statement)):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and isinstance(node.func.value, ast.Name)
                     and node.func.value.id == receiver and node.func.attr in methods):
@@ -546,13 +547,13 @@ def _refreshed(guard: "FlagGuard", attribute: str, running: bool,
     aside) or calls a method the guarded code calls."""
     guarded = _called_methods(guard.body, guard.function, effects)
     names = {method.name for method in guarded}
-    inside = {id(node) for statement in guard.body for node in ast.walk(statement)}
+    inside = {id(node) for statement in guard.body for node in walk_nodes(statement)}
     for method in effects.methods(guard.function).values():
         if method in guarded:
             continue
         receiver = _receiver(method)
         set_up = method.name in _SET_UP_METHODS or "build" in method.name.lower()
-        for node in ast.walk(method):
+        for node in walk_nodes(method):
             if id(node) in inside:
                 continue
             if (not set_up and isinstance(node, ast.Assign)
@@ -670,7 +671,7 @@ def _empties(statement: ast.stmt, receiver: str, attribute: str) -> bool:
 
 
 def _touches(statement: ast.stmt, receiver: str, attribute: str) -> bool:
-    return any(_is_own(node, receiver, attribute) for node in ast.walk(statement))
+    return any(_is_own(node, receiver, attribute) for node in walk_nodes(statement))
 
 
 #: Methods that change a container in place.
@@ -763,5 +764,5 @@ def _local_names(function: ast.AST) -> frozenset:
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return frozenset(names - declared)

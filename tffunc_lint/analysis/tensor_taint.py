@@ -37,6 +37,7 @@ from .lazy_libcst import NodeTypes, cst
 
 from .cst_walk import children
 from .names import assigned_names, ast_dotted_name
+from .ast_walk import walk_nodes
 
 #: Attributes that are static Python values while tracing (or not tensors at all).
 STATIC_ATTRIBUTES = frozenset({
@@ -481,7 +482,7 @@ def _numpy_helpers(context) -> FrozenSet[str]:
             continue
         assigned: Dict[str, List[ast.AST]] = {}
         returns: List[Optional[ast.AST]] = []
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                                  ast.ClassDef)) and node is not statement:
                 break  # nested scopes: too much to follow
@@ -489,7 +490,7 @@ def _numpy_helpers(context) -> FrozenSet[str]:
                 returns.append(node.value)
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
-                    for name in ast.walk(target):
+                    for name in walk_nodes(target):
                         if isinstance(name, ast.Name):
                             assigned.setdefault(name.id, []).append(
                                 node.value if target is name else None)

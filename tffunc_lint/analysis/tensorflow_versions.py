@@ -23,6 +23,7 @@ from typing import Optional
 from .. import requirements
 from ..requirements import Version
 from .names import ast_dotted_name
+from .ast_walk import walk_nodes
 
 #: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
 _REMOVED = {
@@ -62,7 +63,7 @@ def removed_apis_before(context) -> Optional[Version]:
                 and qualified.rpartition(".")[2] not in _KERAS_3_BACKEND):
             earliest = KERAS_3_SINCE if earliest is None else min(earliest, KERAS_3_SINCE)
 
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 used(alias.name, False)

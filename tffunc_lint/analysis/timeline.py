@@ -32,6 +32,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tupl
 
 from .module_index import statement_bindings
 from .names import function_local_names
+from .ast_walk import child_nodes
 
 INF = math.inf
 _MAX_POINTS = 64
@@ -192,7 +193,7 @@ class Timeline:
                 continue
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 self._module_calls.setdefault((node.func.id, node.func.lineno), []).append(node)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
     # -- which binding a mention reaches -----------------------------------------------------
     def in_force(self, name: str, first: float, last: float
@@ -419,7 +420,7 @@ def _mentions(expr: ast.AST, deferred: bool = False,
             stack.extend((k.value, node, False, True) for k in node.keywords)
             continue
         late = late or (isinstance(node, ast.Lambda) and not now)
-        stack.extend((child, node, late, now) for child in ast.iter_child_nodes(node))
+        stack.extend((child, node, late, now) for child in child_nodes(node))
 
 
 def _references(unit: ast.AST, runs_now: Optional[Callable[[ast.Call], bool]] = None
@@ -447,4 +448,4 @@ def _references(unit: ast.AST, runs_now: Optional[Callable[[ast.Call], bool]] = 
                     seen.add((name, kind))
                     yield name, kind
             continue
-        stack.extend((child, local) for child in ast.iter_child_nodes(node))
+        stack.extend((child, local) for child in child_nodes(node))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Dict, List
 from .lazy_libcst import cst
 
 from .tensor_taint import is_tainted
+from .ast_walk import walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -194,12 +195,12 @@ def _returned_signature(context: "FileContext", qualname: str, decorator_line: i
         return False
     name = node.name
     returned = called = False
-    for inner in ast.walk(enclosing):
+    for inner in walk_nodes(enclosing):
         if isinstance(inner, ast.Return) and inner.value is not None:
             # ``return serve``, ``return {"serving_default": serve, ...}``,
             # ``return serve.get_concrete_function()``
             returned = returned or any(isinstance(n, ast.Name) and n.id == name
-                                       for n in ast.walk(inner.value))
+                                       for n in walk_nodes(inner.value))
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
             called = called or inner.func.id == name
     return returned and not called

@@ -13,6 +13,7 @@ from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, cont
 from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.state_use import MUTATORS, StateUse
 from ..rule import Rule
+from ..analysis.ast_walk import child_nodes
 
 #: Methods that change a list, dict, set or deque in place.
 _MUTATORS = MUTATORS
@@ -44,7 +45,7 @@ def _string_items(function: ast.AST):
                 if name is not None:
                     kind = "del" if isinstance(node, ast.Delete) else "set"
                     yield kind, name, target.slice.value
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _base(node: cst.BaseExpression) -> Tuple[Optional[str], int]:

@@ -12,6 +12,7 @@ from ..analysis.guarded_code import in_eager_branch
 from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.patterns import words
 from ..rule import Rule
+from ..analysis.ast_walk import walk_nodes
 
 _RANDOM_FIX = ("use tf.random (stateless ops such as tf.random.stateless_uniform, or a "
                "tf.random.Generator)")
@@ -244,7 +245,7 @@ class PythonRandomnessOrClock(Rule):
     def _unseeded_names(self, function: ast.AST) -> FrozenSet[str]:
         """Local names this function assigns an unseeded generator to."""
         found = set()
-        for statement in ast.walk(function):
+        for statement in walk_nodes(function):
             if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                     and isinstance(statement.targets[0], ast.Name)
                     and _ast_unseeded_generator(statement.value, self.context.names)):

@@ -10,6 +10,7 @@ from ..analysis.lazy_libcst import cst
 
 from ..analysis.call_sites import call_sites
 from ..rule import Rule
+from ..analysis.ast_walk import child_nodes
 
 
 class PythonIteratorInTfFunction(Rule):
@@ -123,5 +124,5 @@ def _rebound(function) -> FrozenSet[str]:
             names.add(node.id)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                                  ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return frozenset(names)

@@ -18,6 +18,7 @@ from ..analysis.patterns import words
 from ..analysis.tensor_taint import (STATIC_ATTRIBUTES, STATIC_CALLS, python_annotation,
                                      read_annotation)
 from ..rule import Rule
+from ..analysis.ast_walk import child_nodes, walk_nodes
 
 #: For each traced function of the module: the functions it calls that close a cycle of
 #: calls among traced functions, as (name, called as a method).
@@ -534,12 +535,12 @@ class _Bounds:
 def _own_nodes(function: ast.AST):
     """The nodes of a function's own code: not those of the functions and classes it
     defines (lambdas are included: their calls run when the function runs them)."""
-    stack = list(ast.iter_child_nodes(function))
+    stack = list(child_nodes(function))
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
 
 def _is_closing(call: ast.AST, calls) -> bool:
@@ -702,7 +703,7 @@ def _module_values(tree: Optional[ast.Module], name: str) -> List[ast.expr]:
 
 
 def _names_in(target: ast.AST) -> Set[str]:
-    return {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
+    return {node.id for node in walk_nodes(target) if isinstance(node, ast.Name)}
 
 
 def _root(node: ast.expr) -> Optional[str]:

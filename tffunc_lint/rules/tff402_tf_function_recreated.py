@@ -15,6 +15,7 @@ from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
 from ..rule import Rule, Scope
 from ..analysis.source_lines import SourceLines, tf_function_lines
 from ..analysis.test_code import is_test_class, is_test_function, is_test_method, is_test_module
+from ..analysis.ast_walk import child_nodes, walk_nodes
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -68,7 +69,7 @@ class _Frame:
 def _stored_names(nodes) -> Set[str]:
     names: Set[str] = set()
     for node in nodes:
-        for child in ast.walk(node):
+        for child in walk_nodes(node):
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
                 names.add(child.id)
             elif isinstance(child, _FUNCTIONS + (ast.ClassDef,)):
@@ -77,12 +78,12 @@ def _stored_names(nodes) -> Set[str]:
 
 
 def _read_names(node: ast.AST) -> Set[str]:
-    return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+    return {child.id for child in walk_nodes(node) if isinstance(child, ast.Name)}
 
 
 def _is_cache_guard(test: ast.expr) -> bool:
     """``if key not in cache:``, ``if f is None:``, ``if not hasattr(...)``: made once."""
-    for node in ast.walk(test):
+    for node in walk_nodes(test):
         if isinstance(node, ast.Compare) and any(
                 isinstance(op, (ast.NotIn, ast.In, ast.Is, ast.IsNot)) for op in node.ops):
             return True
@@ -122,7 +123,7 @@ def _uses(scope: ast.AST, name: str, definition: ast.AST) -> Tuple[bool, bool, b
             escapes = True
         inner_nested = nested or isinstance(node, _FUNCTIONS + (ast.Lambda, ast.ClassDef))
         inner_looped = looped or isinstance(node, _LOOPS + _COMPREHENSIONS)
-        stack.extend((child, inner_looped, inner_nested) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner_looped, inner_nested) for child in child_nodes(node))
     return called, in_loop, escapes
 
 
@@ -159,14 +160,14 @@ def _graph_of_this_call(created: ast.Call, frame: _Frame) -> bool:
     if frame.node is None or not created.args or not isinstance(created.args[0], ast.Name):
         return False
     name = created.args[0].id
-    inner = next((n for n in ast.walk(frame.node) if isinstance(n, _FUNCTIONS)
+    inner = next((n for n in walk_nodes(frame.node) if isinstance(n, _FUNCTIONS)
                   and n is not frame.node and n.name == name), None)
     if inner is None:
         return False
     outer_locals = function_local_names(frame.node) - {name}
     own = function_local_names(inner)
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-               and n.id in outer_locals and n.id not in own for n in ast.walk(inner))
+               and n.id in outer_locals and n.id not in own for n in walk_nodes(inner))
 
 
 class _Scanner:
@@ -240,7 +241,7 @@ class _Scanner:
             return
         if isinstance(node, _COMPREHENSIONS):
             frame.loops.append((node, _stored_names(node.generators)))
-            self._children(node, ast.iter_child_nodes(node), frame, guarded)
+            self._children(node, child_nodes(node), frame, guarded)
             frame.loops.pop()
             return
         if isinstance(node, ast.If) and self._eager_test(node.test):
@@ -257,7 +258,7 @@ class _Scanner:
             self._children(node, [node.test], frame, guarded)
             self._children(node, node.body + node.orelse, frame, True)
             return
-        self._children(node, ast.iter_child_nodes(node), frame, guarded)
+        self._children(node, child_nodes(node), frame, guarded)
 
     def _loop(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
         is_for = isinstance(node, (ast.For, ast.AsyncFor))
@@ -359,7 +360,7 @@ def _call_counts(tree: ast.Module):
         inner = looped or isinstance(node, _LOOPS + _COMPREHENSIONS)
         if isinstance(node, _FUNCTIONS):
             inner = False
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner) for child in child_nodes(node))
     return counts, repeated
 
 

@@ -14,6 +14,7 @@ from ..analysis.module_index import (KERAS_GRAPH_METHODS, RUN_EAGERLY, TF_FUNCTI
 from ..analysis.names import ast_dotted_name
 from ..analysis.test_code import is_test_class, is_test_function
 from ..rule import Rule, Scope
+from ..analysis.ast_walk import child_nodes, walk_nodes
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: Fields that hold statements (or the handlers and cases that hold them).
@@ -223,9 +224,9 @@ def _needs_autograph(method: ast.AST) -> bool:
             return True
         if isinstance(node, (ast.If, ast.IfExp)) and any(
                 isinstance(name, ast.Name) and name.id in parameters
-                for name in ast.walk(node.test)):
+                for name in walk_nodes(node.test)):
             return True
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return False
 
 
@@ -269,7 +270,7 @@ def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], 
     found: Dict[str, List[Tuple[List[ast.AST], bool, object]]] = {}
 
     def walk(node: ast.AST, parents: List[ast.AST], callee: Optional[ast.AST]) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             name = None
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
                 name = child.id
