@@ -98,6 +98,38 @@ def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
     assert "utils.py" not in again and "eager.py" not in again
 
 
+def test_a_module_learning_only_which_classes_are_keras_is_linted_again_only_for_tff407(
+        capsys, monkeypatch, tmp_path):
+    # Which classes derive from Keras through the project, and which steps linted code calls
+    # itself, are read only to judge a tf.function on a Keras graph method (TFF407).
+    from tffunc_lint import runner
+
+    rounds = []
+    original = runner._map
+
+    def recording(jobs, workers):
+        rounds.append(sorted(job[0].rpartition("/")[2] for job in jobs))
+        return original(jobs, workers)
+
+    monkeypatch.setattr(runner, "_map", recording)
+    (tmp_path / "base.py").write_text(
+        "import tensorflow as tf\n\n\nclass Base(tf.keras.Model):\n    pass\n",
+        encoding="utf-8")
+    (tmp_path / "plain.py").write_text(
+        "from base import Base\n\n\nclass Plain(Base):\n    def build(self, shape):\n"
+        "        self.scale = 2.0\n", encoding="utf-8")
+    (tmp_path / "fitted.py").write_text(
+        "import tensorflow as tf\n\nfrom base import Base\n\n\nclass Fitted(Base):\n"
+        "    @tf.function\n    def train_step(self, data):\n        return {}\n\n\n"
+        "def train(x, y):\n    fitted = Fitted()\n"
+        "    fitted.compile(loss=\"mse\", run_eagerly=True)\n    return fitted.fit(x, y)\n",
+        encoding="utf-8")
+    _, found = lint_project_json(capsys, tmp_path)
+    assert [(f["path"].rpartition("/")[2], f["line"], f["code"]) for f in found] == [
+        ("fitted.py", 7, "TFF407")]
+    assert rounds[1:] == [["fitted.py"]]
+
+
 def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
     from tffunc_lint import runner
     from tffunc_lint.analysis.module_index import ModuleIndex

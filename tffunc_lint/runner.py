@@ -180,11 +180,15 @@ def _reported(results, total: int) -> List[_Done]:
     return done
 
 
-def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
+def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex) -> bool:
     """The project knows more than the file alone: other traced functions, other one-time
     set-up or objects made while tracing, or predicates the file could not resolve (a
     reason's wording may differ)."""
     alone = alone or ModuleView({}, {})
+    # The Keras classes, and the steps linted code calls itself, are read only to judge a
+    # ``tf.function`` on a Keras graph method (TFF407); a decorator the project spells
+    # further than the module does shows in the names.
+    keras_methods = index.decorates_keras_graph_methods()
     flags = {(key, reason.once, reason.fresh) for key, reason in project.traced.items()
              if reason.once or reason.fresh}
     # Whether Keras runs the module's classes matters only to a module with Keras classes;
@@ -196,8 +200,8 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView]) -> bool:
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
             or program
             or dict(project.names) != dict(alone.names) or keras
-            or project.direct_steps != alone.direct_steps
-            or dict(project.keras_classes) != dict(alone.keras_classes)
+            or keras_methods and (project.direct_steps != alone.direct_steps
+                                  or dict(project.keras_classes) != dict(alone.keras_classes))
             or project.imported_names != alone.imported_names
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh})
@@ -216,7 +220,7 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
         if result.index is None:
             continue
         view = graph.view_of(result.index, traced[result.path])
-        if _learnt(view, result.view):
+        if _learnt(view, result.view, result.index):
             again.append((result.path, settings_for(result.path), fix, view,
                           contents.get(result.path), result.index))
     for result in results:  # what the graph read of the indexes, until asked for again

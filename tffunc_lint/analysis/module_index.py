@@ -539,6 +539,13 @@ class ModuleIndex:
     its own, by pre-commit or flake8, a module with a main guard looks like one even when
     other modules import its functions.)"""
 
+    def decorates_keras_graph_methods(self) -> bool:
+        """A def named as a Keras graph method (``call``, a step) is under a tracing
+        decorator of the module's own spelling (``@tf.function def train_step``)."""
+        return any(entry.how.startswith("@") and entry.target[0] == "local"
+                   and entry.target[1][0] == "def" and entry.target[1][2] in KERAS_GRAPH_METHODS
+                   for entry in self.entries)
+
     def in_unnamed(self, line: int) -> bool:
         return any(first <= line <= last for first, last in self.unnamed)
 
