@@ -160,7 +160,7 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
         names = {*GRAPH_APIS, *extra} - {TF_FUNCTION}
         pattern = _TRACE_WORDS[extra] = re.compile("|".join(
             [re.escape(name.rpartition(".")[2]) for name in sorted(names)]
-            + [r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS),
+            + [_DATASET_CALL.pattern,
                r"\bdef\s+(?:%s)\b" % "|".join(KERAS_GRAPH_METHODS)]))
     if pattern.search(text) is not None:
         return True
@@ -175,6 +175,8 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
 
 
 _TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
+#: A call of a ``Dataset`` method that takes a function, as ``may_trace`` finds one.
+_DATASET_CALL = re.compile(r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS))
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
@@ -843,6 +845,10 @@ class _Indexer:
         """Functions seen so far → every ``return`` of theirs gives a dataset."""
         self.qualified: Dict[int, Optional[str]] = {}
         """``id()`` of an expression node of the tree (alive while indexing) → its name."""
+        self.tracks_datasets = _DATASET_CALL.search("".join(lines)) is not None
+        """Which names hold datasets is asked only of the receiver of a ``Dataset`` method
+        that takes a function (``ds.map(f)``): a module whose text calls none is not
+        followed through its assignments and returns."""
 
     # statements ----------------------------------------------------------------------------
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
@@ -1133,7 +1139,7 @@ class _Indexer:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self"):
                     scope.function.writes.add(target.attr)
-        if len(node.targets) == 1:
+        if len(node.targets) == 1 and self.tracks_datasets:
             self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope,
                                 isinstance(node.value, ast.Call)
                                 and self._factory_value(node.value) is not None)
@@ -1155,7 +1161,7 @@ class _Indexer:
 
     def visit_Return(self, node: ast.Return, scope: _Scope) -> None:
         value = node.value
-        if scope.function is not None:
+        if scope.function is not None and self.tracks_datasets:
             key = scope.function.key
             self.returns_datasets[key] = self.returns_datasets.get(key, True) and (
                 value is not None and self._dataset_value(value, scope) is DATASET)
