@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional,
-                    Sequence, Tuple)
+from typing import (AbstractSet, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping,
+                    Optional, Sequence, Tuple)
 
 from .lazy_libcst import cst
 
@@ -57,7 +57,8 @@ class _Tests:
 
     def __init__(self, resolve: Resolve, polarity: Optional[Polarity],
                  function: Optional[cst.FunctionDef],
-                 outer_aliases: Optional[Mapping[str, str]] = None):
+                 outer_aliases: Optional[Mapping[str, str]] = None,
+                 off_flags: AbstractSet[str] = frozenset()):
         aliases: Dict[str, Optional[ast.expr]] = {}
         for name, text in (outer_aliases or {}).items():
             try:
@@ -66,7 +67,7 @@ class _Tests:
                 aliases[name] = None
         aliases.update(_aliases(function))
         self.reader = GuardReader(lambda dotted: resolve(_expression(dotted)), ast_dotted_name,
-                                  aliases)
+                                  aliases, off_flags)
         self.polarity = polarity
 
     def untraced_if(self, test: cst.BaseExpression, value: bool) -> bool:
@@ -175,12 +176,14 @@ def _after_untraced_exit(body: Sequence[cst.CSTNode], statement: cst.CSTNode,
 
 def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
                     polarity: Optional[Polarity] = None,
-                    outer_aliases: Optional[Mapping[str, str]] = None) -> bool:
-    """The innermost node of ``ancestors`` runs only eagerly, within its function.
-    ``outer_aliases``: tests that enclosing functions bind to names (``use_xla = not
-    tf.executing_eagerly()``) read by this one, as source text."""
+                    outer_aliases: Optional[Mapping[str, str]] = None,
+                    off_flags: AbstractSet[str] = frozenset()) -> bool:
+    """The innermost node of ``ancestors`` runs only eagerly, within its function (or never:
+    under a module flag that is never true, ``off_flags``). ``outer_aliases``: tests that
+    enclosing functions bind to names (``use_xla = not tf.executing_eagerly()``) read by
+    this one, as source text."""
     function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)), None)
-    tests = _Tests(resolve, polarity, function, outer_aliases)
+    tests = _Tests(resolve, polarity, function, outer_aliases, off_flags)
     for index in range(len(ancestors) - 1, 0, -1):
         parent, child = ancestors[index - 1], ancestors[index]
         if isinstance(parent, (cst.FunctionDef, cst.Lambda)):

@@ -25,7 +25,8 @@ import ast
 import functools
 import operator
 import re
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import (AbstractSet, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple,
+                    Union)
 
 from .names import ast_dotted_name
 from .ast_walk import child_nodes
@@ -96,11 +97,14 @@ class GuardReader:
     """Reads tests with one module's names; ``callee`` turns a predicate call into a target."""
 
     def __init__(self, resolve: Resolve, callee: Optional[Callee] = None,
-                 aliases: Optional[Dict[str, Optional[ast.expr]]] = None):
+                 aliases: Optional[Dict[str, Optional[ast.expr]]] = None,
+                 off_flags: AbstractSet[str] = frozenset()):
         self.resolve = resolve
         self.callee = callee
         self.aliases = aliases if aliases is not None else {}
         """Local names bound once to a test (``use_tf = self._use_tf_workflow()``)."""
+        self.off_flags = off_flags
+        """Module flags that are never true (``ModuleIndex.off_flags``), not shadowed here."""
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
         dotted = ast_dotted_name(node)
@@ -131,6 +135,9 @@ class GuardReader:
         return self._fold(test, value, self._untraced_term, _either, _both)
 
     def _untraced_term(self, test: ast.expr, value: bool) -> Condition:
+        if value and (test.__class__ is ast.Name and test.id in self.off_flags
+                      or test.__class__ is ast.Constant and not test.value):
+            return True  # ``if DEBUG:`` of a flag that is never true, ``if 0:``: never runs
         if isinstance(test, ast.Call):
             return self._call(test, value)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:

@@ -533,6 +533,10 @@ class ModuleIndex:
     runs_as_program: bool = False
     """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
     its command line at module level (``args = parser.parse_args()``)."""
+    off_flags: Set[str] = field(default_factory=set)
+    """Module-level names bound once, to a constant that is false (``DEBUG = False``), and
+    bound nowhere else (no function declares them ``global``): code under ``if DEBUG:``
+    never runs as the module is written."""
     unnamed: Tuple[Tuple[int, int], ...] = ()
     """Of a notebook: the lines (decorators included) of module-level defs and
     classes whose name its text has nowhere else, not even in a comment or a masked
@@ -590,6 +594,7 @@ class ModuleIndex:
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
+        index.off_flags = _off_flags(tree)
         if path.endswith(".ipynb"):
             index.unnamed = _unnamed(tree, lines)
         _collect_imports(index, tree, module, is_package)
@@ -972,7 +977,10 @@ class _Indexer:
             if dotted and scope.function is not None:
                 scope.function.guard_calls[dotted] = target
             return target
-        reader = guards.GuardReader(self._resolve, callee, scope.aliases)
+        off = self.index.off_flags
+        if off:  # a parameter or variable of the function (or one around it) shadows the flag
+            off = off.difference(*(self._locals(outer) for outer in _chain(scope)))
+        reader = guards.GuardReader(self._resolve, callee, scope.aliases, off)
         self.readers.append(reader)
         return reader
 
@@ -1638,6 +1646,26 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
                     first <= number <= last for first, last in spans[word]):
                 named.add(word)
     return tuple(span for name, found in spans.items() if name not in named for span in found)
+
+
+def _off_flags(tree: ast.Module) -> Set[str]:
+    """See ``ModuleIndex.off_flags``."""
+    bindings: Dict[str, int] = {}
+    false: Set[str] = set()
+    for statement in iter_statements(tree.body, into_scopes=False):
+        for name in statement_bindings(statement):
+            bindings[name] = bindings.get(name, 0) + 1
+        value = (statement.value if statement.__class__ in (ast.Assign, ast.AnnAssign)
+                 else None)
+        if value.__class__ is ast.Constant and not value.value:
+            targets = (statement.targets if statement.__class__ is ast.Assign
+                       else [statement.target])
+            false.update(t.id for t in targets if t.__class__ is ast.Name)
+    if not false:
+        return set()
+    declared = {name for node in walk_nodes(tree) if node.__class__ is ast.Global
+                for name in node.names}
+    return {name for name in false if bindings.get(name) == 1 and name not in declared}
 
 
 def _starts_program(statement: ast.stmt) -> bool:
