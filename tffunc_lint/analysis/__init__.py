@@ -7,12 +7,13 @@ Base analyses (no per-file context):
 - ``module_index``: one module's imports, functions, classes, entry points and call edges,
   built from its ``ast`` tree in one pass; picklable, joined across modules.
 - ``guards``: what an ``if`` test says about the code it guards (eager only, still unset,
-  a project predicate).
+  a project predicate, a module flag that is never true).
 - ``graph_context``: which functions run while TensorFlow traces, and why (the reason chain
   every finding carries), across the modules of one run.
 - ``guarded_code``: whether the LibCST node being visited sits in an eager-only branch or in
   one-time set-up, from its ancestors.
 - ``cst_walk``: a read-only walk over LibCST trees in source order.
+- ``ast_walk``: walks over ``ast`` trees without expression contexts and operators.
 - ``test_code``: whether a module or function is test code.
 - ``timeline``: when module-level code may run each function, in statement order (each
   ``def`` its own object, the binding in force at each call, the calls that reach it).
