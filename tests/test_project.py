@@ -75,18 +75,26 @@ def test_project_decorator_that_wraps_tf_function_is_an_entry_point(capsys):
     ]
 
 
-def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
+def _passes(monkeypatch):
+    """The file names of each pass's jobs, in order, as a run makes them."""
     from tffunc_lint import runner
-    from tffunc_lint.config import Settings
 
     rounds = []
     original = runner._map
 
-    def counting(jobs, workers):
+    def recording(jobs, workers):
         rounds.append(sorted(job[0].rpartition("/")[2] for job in jobs))
         return original(jobs, workers)
 
-    monkeypatch.setattr(runner, "_map", counting)
+    monkeypatch.setattr(runner, "_map", recording)
+    return rounds
+
+
+def test_only_modules_that_learn_from_the_project_are_linted_again(monkeypatch):
+    from tffunc_lint import runner
+    from tffunc_lint.config import Settings
+
+    rounds = _passes(monkeypatch)
     files = sorted(str(p) for p in (PROJECT / "proj").glob("*.py"))
     settings = Settings().resolved()
     runner.lint_project(files, lambda path: settings)
@@ -102,16 +110,7 @@ def test_a_module_learning_only_which_classes_are_keras_is_linted_again_only_for
         capsys, monkeypatch, tmp_path):
     # Which classes derive from Keras through the project, and which steps linted code calls
     # itself, are read only to judge a tf.function on a Keras graph method (TFF407).
-    from tffunc_lint import runner
-
-    rounds = []
-    original = runner._map
-
-    def recording(jobs, workers):
-        rounds.append(sorted(job[0].rpartition("/")[2] for job in jobs))
-        return original(jobs, workers)
-
-    monkeypatch.setattr(runner, "_map", recording)
+    rounds = _passes(monkeypatch)
     (tmp_path / "base.py").write_text(
         "import tensorflow as tf\n\n\nclass Base(tf.keras.Model):\n    pass\n",
         encoding="utf-8")
