@@ -594,7 +594,7 @@ class ModuleIndex:
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
-        index.off_flags = _off_flags(tree)
+        index.off_flags = _off_flags(tree, lines)
         if path.endswith(".ipynb"):
             index.unnamed = _unnamed(tree, lines)
         _collect_imports(index, tree, module, is_package)
@@ -1648,8 +1648,9 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
     return tuple(span for name, found in spans.items() if name not in named for span in found)
 
 
-def _off_flags(tree: ast.Module) -> Set[str]:
-    """See ``ModuleIndex.off_flags``."""
+def _off_flags(tree: ast.Module, lines: Sequence[str]) -> Set[str]:
+    """See ``ModuleIndex.off_flags``. Only a module whose text has ``global`` is walked
+    for the declarations (``x = None`` at module level is common; ``global`` is not)."""
     bindings: Dict[str, int] = {}
     false: Set[str] = set()
     for statement in iter_statements(tree.body, into_scopes=False):
@@ -1664,7 +1665,7 @@ def _off_flags(tree: ast.Module) -> Set[str]:
     if not false:
         return set()
     declared = {name for node in walk_nodes(tree) if node.__class__ is ast.Global
-                for name in node.names}
+                for name in node.names} if any("global" in line for line in lines) else ()
     return {name for name in false if bindings.get(name) == 1 and name not in declared}
 
 
