@@ -372,6 +372,15 @@ def _fetch_pypi(corpus: Corpus, cache: Path, dest: Path) -> None:
             inner.rmdir()
 
 
+def _mark_checkout(corpus: Corpus, root: Path) -> None:
+    """A git corpus is linted as its checkout would be: an empty ``.git`` at its root makes
+    that directory the project's root for the linter (where it stops looking for the
+    project's declarations, and which ``.gitignore`` files count), not whatever directory
+    above the cache holds one."""
+    if corpus.kind == "git":
+        (root / ".git").mkdir(exist_ok=True)
+
+
 def corpus_root(corpus: Corpus, cache: Path) -> Path:
     if corpus.kind == "local":
         return Path(corpus.path)
@@ -391,6 +400,7 @@ def fetch(corpus: Corpus, cache: Path, sources: Dict[str, str],
     if root.is_dir() and marker.is_file():
         recorded = json.loads(marker.read_text())
         if recorded.get("pin") == corpus.pin():
+            _mark_checkout(corpus, root)
             return root, recorded.get("missing", [])
     if offline:
         raise RuntimeError("not in the cache (and --offline)")
@@ -405,6 +415,7 @@ def fetch(corpus: Corpus, cache: Path, sources: Dict[str, str],
         if root.exists():
             shutil.rmtree(root)
         tmp.rename(root)
+        _mark_checkout(corpus, root)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
