@@ -95,9 +95,9 @@ def test_an_unchanged_project_is_not_joined_again(project, linted, monkeypatch):
     built = []
     original = tffunc_lint.runner.ProjectGraph
 
-    def spy(indexes):
+    def spy(indexes, *args):
         built.append(1)
-        return original(indexes)
+        return original(indexes, *args)
 
     monkeypatch.setattr(tffunc_lint.runner, "ProjectGraph", spy)
     linted.clear()

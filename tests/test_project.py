@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 from tffunc_lint.doors.cli import main
 
@@ -224,6 +225,37 @@ def test_a_script_that_another_module_imports_is_not_a_whole_program(tmp_path, c
     (tmp_path / "evaluate.py").write_text("from train import loss_fn\n")
     _, together = lint_project_json(capsys, tmp_path)
     assert [(f["line"], f["code"]) for f in together] == [(11, "TFF201")]
+
+
+APP = ROOT / "tests" / "fixtures_app"
+
+
+def test_a_class_an_application_never_names_is_not_run(capsys):
+    """Of the application's layers, the training script imports two by name and one module
+    whole; the layer nothing names never runs, and neither does the print in its call."""
+    code, findings = lint_project_json(capsys, APP)
+    expected = {(str(path), line, code)
+                for path in APP.rglob("*.py") for line, code in expected_findings(path)}
+    assert code == 1 and len(expected) == 3
+    assert {(f["path"], f["line"], f["code"]) for f in findings} == expected
+
+
+def _unused_layer_findings(capsys, *paths):
+    _, findings = lint_project_json(capsys, *paths)
+    return [f["line"] for f in findings if f["path"].endswith("layers.py")
+            and 11 <= f["line"] <= 21]
+
+
+def test_a_class_others_may_import_is_run_whoever_names_it(capsys, tmp_path):
+    """The same code as a distribution (others install it and import its layers), or linted
+    without the code that uses it: the unused layer's print is reported."""
+    assert _unused_layer_findings(capsys, APP / "nets" / "layers.py") == [20]
+    for name, text in [("pyproject.toml", '[project]\nname = "app"\n'),
+                       ("setup.py", "from setuptools import setup\nsetup()\n")]:
+        project = tmp_path / name
+        shutil.copytree(APP, project)
+        (project / name).write_text(text)
+        assert _unused_layer_findings(capsys, project) == [20]
 
 
 def test_the_graph_reads_the_functions_only_of_modules_it_follows_code_into():

@@ -123,3 +123,22 @@ def test_unreadable_project_files_declare_nothing(capsys):
     write("pyproject.toml", b"[project\n")
     write("a.py", RELAX)
     assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("setup.py", "from setuptools import setup\nsetup()\n", True),
+    ("pyproject.toml", '[project]\nname = "p"\n', True),
+    ("pyproject.toml", '[build-system]\nrequires = ["hatchling"]\n', True),
+    ("pyproject.toml", '[tool.poetry]\nname = "p"\n', True),
+    ("pyproject.toml", "[tool.black]\nline-length = 100\n", False),
+    ("setup.cfg", "[metadata]\nname = p\n", True),
+    ("setup.cfg", "[flake8]\nmax-line-length = 100\n", False),
+    ("p-1.0.dist-info/METADATA", "Name: p\n", True),
+    ("requirements.txt", "tensorflow\n", False),
+])
+def test_a_distribution_is_told_by_the_project_files_above(tmp_path, name, content, expected):
+    requirements.distributed.cache_clear()
+    write(f"root/{name}", content)
+    write("root/pkg/sub/m.py", "x = 1\n")
+    (tmp_path / "root" / ".git").mkdir()  # the walk stops at the project's root
+    assert requirements.is_distributed(str(tmp_path / "root" / "pkg" / "sub" / "m.py")) is expected

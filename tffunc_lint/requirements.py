@@ -7,6 +7,9 @@ A rule that suggests a newer spelling (TFF405: ``reduce_retracing=`` exists from
 compared by (major, minor). Only the bounds are read (``==``, ``~=``, ``>=``, ``>``, ``<=``,
 ``<``); an unknown declaration supports any version, as if the newest were targeted.
 
+Whether a file belongs to a distribution others install (:func:`is_distributed`) is read
+from the same project files: the code of an application runs only as the project uses it.
+
 The standard library has no requirement parser (``packaging`` is not a dependency of this
 project), hence the small one here.
 """
@@ -94,6 +97,46 @@ def declared(directory: str) -> Optional[str]:
     if parent == directory or any(marker in names for marker in _ROOT_MARKERS):
         return None
     return declared(parent)
+
+
+@functools.lru_cache(maxsize=None)
+def distributed(directory: str) -> bool:
+    """The code in ``directory`` is part of a distribution others install and import: the
+    nearest project files above it build one (a ``setup.py``; ``pyproject.toml`` with
+    ``[project]``, ``[build-system]`` or ``[tool.poetry]``; ``setup.cfg`` with
+    ``[metadata]``), or it was built or installed as one (``PKG-INFO``, ``*.dist-info``,
+    ``*.egg-info`` beside it). The walk stops at the project's root, as ``declared``'s."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        names = []
+    if any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
+           for name in names):
+        return True
+    try:
+        if "pyproject.toml" in names:
+            with open(os.path.join(directory, "pyproject.toml"), "rb") as handle:
+                data = tomllib.load(handle)
+            tool = data.get("tool")
+            if "project" in data or "build-system" in data or (
+                    isinstance(tool, dict) and "poetry" in tool):
+                return True
+        if "setup.cfg" in names:
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read(os.path.join(directory, "setup.cfg"), encoding="utf-8")
+            if parser.has_section("metadata"):
+                return True
+    except (OSError, ValueError, tomllib.TOMLDecodeError, configparser.Error):
+        return True  # a project file the linter cannot read may declare one
+    parent = os.path.dirname(directory)
+    if parent == directory or any(marker in names for marker in _ROOT_MARKERS):
+        return False
+    return distributed(parent)
+
+
+def is_distributed(path: str) -> bool:
+    """``distributed`` for the directory of the file ``path``."""
+    return distributed(os.path.dirname(os.path.abspath(path)))
 
 
 def _declarations(directory: str, names: List[str]) -> Iterator[str]:

@@ -210,7 +210,8 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
 def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],
                    fix: bool, contents: Dict[str, Union[str, bytes]]) -> List[Job]:
     """Join the files' indexes into one graph; the jobs of the files it teaches more."""
-    graph = ProjectGraph(r.index for r in results if r.index is not None)
+    graph = ProjectGraph((r.index for r in results if r.index is not None),
+                         requirements.is_distributed)
     # Only the roots seed the project trace: what they reach is followed again, with the
     # predicates of every module known.
     traced = graph.trace({r.path: {k: v for k, v in r.view.traced.items() if v.via is None}
@@ -309,8 +310,10 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 digest = source_digest(source)
                 contents[path] = digest if rereadable else source
                 # The versions the project declares count as settings (TFF405 reads them).
+                # So does whether it is part of a distribution (``ProjectGraph.never_named``).
                 keys[path] = file_key(path, module_name_for(path), digest, known[1] + str(
-                    requirements.for_file(path, settings.tensorflow_version)))
+                    requirements.for_file(path, settings.tensorflow_version))
+                    + str(requirements.is_distributed(path)))
         project_key = _project_key(files, keys)
         summary = _load_summary(cache, files, project_key)
         if summary is not None and findings_only:

@@ -14,8 +14,8 @@ import os
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import (Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set,
-                    Tuple)
+from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
+                    Optional, Set, Tuple)
 
 from . import guards
 from ..finding import TraceReason
@@ -85,7 +85,12 @@ def _keras_base_kind(qualified: str) -> Optional[str]:
 class ProjectGraph:
     """The call graph of the linted modules."""
 
-    def __init__(self, indexes: Iterable[ModuleIndex]):
+    def __init__(self, indexes: Iterable[ModuleIndex],
+                 distributed: Optional[Callable[[str], bool]] = None):
+        """``distributed(path)``: the file is part of a distribution others install (see
+        ``never_named``); unknown (None): every file may be."""
+        self._distributed = distributed
+        self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
         self._stems: Dict[str, Optional[ModuleIndex]] = {}
@@ -147,8 +152,11 @@ class ProjectGraph:
             index = self.by_path.get(path)
             keras = index is not None and not self.runs_keras(index)
             program_eager = index is not None and self.runs_eagerly(index)
+            unused = self.never_named(index) if index is not None else ()
             for key, reason in reasons.items():
                 if program_eager and _made_by_tf_function(reason.how):
+                    continue
+                if unused and _within(unused, key[1]):
                     continue
                 if not (reason.how.startswith("Keras ") and (
                         keras or self._run_by_project(index, key))):
@@ -157,9 +165,11 @@ class ProjectGraph:
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
         for index in self.by_path.values():
             unnamed = bool(index.unnamed) and self.whole_program(index)
+            unused = self.never_named(index)
             program_eager = self.runs_eagerly(index)
             for entry in index.entries:
-                if unnamed and index.in_unnamed(entry.line):
+                if unnamed and index.in_unnamed(entry.line) or unused and _within(
+                        unused, entry.line):
                     continue  # a program that never names the code around it never runs it
                 if program_eager and _made_by_tf_function(entry.how):
                     continue
@@ -168,7 +178,8 @@ class ProjectGraph:
                     continue
                 enter(index, entry)
             for entry in index.decorated:
-                if unnamed and index.in_unnamed(entry.line) or program_eager:
+                if (unnamed and index.in_unnamed(entry.line) or program_eager
+                        or unused and _within(unused, entry.line)):
                     continue
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
@@ -200,7 +211,8 @@ class ProjectGraph:
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager or not runs_keras or (
-                        unnamed and index.in_unnamed(cls.first_line)):
+                        unnamed and index.in_unnamed(cls.first_line)) or (
+                        unused and _within(unused, cls.first_line)):
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()
                 run_directly |= self._steps_run_by_project(index, cls)
@@ -548,6 +560,35 @@ class ProjectGraph:
         others = folders - {os.path.dirname(index.path)}
         return [other for other in found if os.path.dirname(other.path) not in others]
 
+    def never_named(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
+        """The lines of the classes of ``index`` that nothing runs: of its classes that its
+        own text never names (``ModuleIndex.unnamed_classes``), those that no module
+        importing it names either, when the module is part of an application rather than of
+        a distribution others install and import (``distributed``), and the run sees the
+        code that uses it (some linted module imports it). A module imported whole
+        (``import models``: ``models.Net``, or ``getattr(models, name)``) or with ``*`` may
+        have any class used."""
+        known = self._never_named.get(index.path)
+        if known is not None:
+            return known
+        found: Tuple[Tuple[int, int], ...] = ()
+        if index.unnamed_classes and self._distributed is not None:
+            importers = self._importers_of(index)
+            if importers and not self._distributed(index.path):
+                parts = set(index.module.split("."))
+                named: Set[str] = set()
+                for other in importers:
+                    targets = (*(t for _, t in other.imports), *other.module_calls)
+                    if any(t.rpartition(".")[2] in parts
+                           for t in (*targets, *other.star_imports)):
+                        named = {name for name, _, _ in index.unnamed_classes}
+                        break
+                    named.update(t.rpartition(".")[2] for t in targets)
+                found = tuple((first, last) for name, first, last in index.unnamed_classes
+                              if name not in named)
+        self._never_named[index.path] = found
+        return found
+
     def _part_of_programs(self, index: ModuleIndex) -> bool:
         """``index`` is a module of a directory of scripts (not in a package) that only whole
         programs import, or modules only they import in turn, none of which lets Keras run
@@ -664,6 +705,10 @@ class TracedFunction:
     parameters: FrozenSet[str]
     node: object = None
     """The function's ``ast`` node while the file is being analysed."""
+
+
+def _within(spans: Tuple[Tuple[int, int], ...], line: int) -> bool:
+    return any(first <= line <= last for first, last in spans)
 
 
 def _made_by_tf_function(how: str) -> bool:

@@ -545,6 +545,14 @@ class ModuleIndex:
     its own, by pre-commit or flake8, a module with a main guard looks like one even when
     other modules import its functions.)"""
 
+    unnamed_classes: Tuple[Tuple[str, int, int], ...] = ()
+    """Of a module that is not a notebook: its module-level classes, undecorated, whose name
+    its text has nowhere outside the class, not even in a comment or a string
+    (``super(Net, self)`` within it does not count), each with its first and last line;
+    none when the module may look names up as it runs (``globals()``, ``eval``). Whether
+    anything runs them is the project's to say: another module may import them
+    (``ProjectGraph.never_named``)."""
+
     def decorates_keras_graph_methods(self) -> bool:
         """A def named as a Keras graph method (``call``, a step) is under a tracing
         decorator of the module's own spelling (``@tf.function def train_step``)."""
@@ -597,6 +605,8 @@ class ModuleIndex:
         index.off_flags = _off_flags(tree, lines)
         if path.endswith(".ipynb"):
             index.unnamed = _unnamed(tree, lines)
+        else:
+            index.unnamed_classes = _unnamed_classes(tree, lines)
         _collect_imports(index, tree, module, is_package)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
@@ -1646,6 +1656,30 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
                     first <= number <= last for first, last in spans[word]):
                 named.add(word)
     return tuple(span for name, found in spans.items() if name not in named for span in found)
+
+
+#: Code that may look a module's names up as it runs.
+_NAME_LOOKUPS = re.compile(r"\b(?:globals|vars|locals|eval|exec)\s*\(|__subclasses__|"
+                           r"sys\.modules|__dict__")
+
+
+def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str, int, int], ...]:
+    """See ``ModuleIndex.unnamed_classes``: a search of the text for each class with bases
+    (a class of no base is no Keras class, nor reached from one)."""
+    classes = [statement for statement in tree.body if statement.__class__ is ast.ClassDef
+               and statement.bases and not statement.decorator_list]
+    if not classes:
+        return ()
+    text = "\n".join(lines)
+    if _NAME_LOOKUPS.search(text):
+        return ()
+    found = []
+    for statement in classes:
+        word = re.compile(r"\b%s\b" % re.escape(statement.name))
+        inside = "\n".join(lines[statement.lineno - 1:statement.end_lineno])
+        if len(word.findall(text)) == len(word.findall(inside)):
+            found.append((statement.name, statement.lineno, statement.end_lineno))
+    return tuple(found)
 
 
 def _off_flags(tree: ast.Module, lines: Sequence[str]) -> Set[str]:
