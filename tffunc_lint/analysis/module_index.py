@@ -14,6 +14,7 @@ Functions are keyed so the same function can be found again in a LibCST tree:
 from __future__ import annotations
 
 import ast
+import itertools
 import pickle
 import re
 import zlib
@@ -1658,28 +1659,42 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
     return tuple(span for name, found in spans.items() if name not in named for span in found)
 
 
-#: Code that may look a module's names up as it runs.
-_NAME_LOOKUPS = re.compile(r"\b(?:globals|vars|locals|eval|exec)\s*\(|__subclasses__|"
-                           r"sys\.modules|__dict__")
+#: Text of code that may look a module's names up as it runs (``globals()[name]``).
+_NAME_LOOKUPS = ("globals", "vars(", "locals", "eval(", "exec(", "__subclasses__", "sys.modules",
+                 "__dict__")
 
 
 def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str, int, int], ...]:
-    """See ``ModuleIndex.unnamed_classes``: a search of the text for each class with bases
-    (a class of no base is no Keras class, nor reached from one)."""
+    """See ``ModuleIndex.unnamed_classes``: the text around each class with bases (a class
+    of no base is no Keras class, nor reached from one) is searched for its name."""
     classes = [statement for statement in tree.body if statement.__class__ is ast.ClassDef
                and statement.bases and not statement.decorator_list]
     if not classes:
         return ()
     text = "\n".join(lines)
-    if _NAME_LOOKUPS.search(text):
-        return ()
-    found = []
-    for statement in classes:
-        word = re.compile(r"\b%s\b" % re.escape(statement.name))
-        inside = "\n".join(lines[statement.lineno - 1:statement.end_lineno])
-        if len(word.findall(text)) == len(word.findall(inside)):
-            found.append((statement.name, statement.lineno, statement.end_lineno))
-    return tuple(found)
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+    found = tuple((statement.name, statement.lineno, statement.end_lineno)
+                  for statement in classes
+                  if not _has_word(text, statement.name, 0, starts[statement.lineno - 1])
+                  and not _has_word(text, statement.name,
+                                    starts[min(statement.end_lineno, len(lines))], len(text)))
+    return () if found and any(lookup in text for lookup in _NAME_LOOKUPS) else found
+
+
+def _has_word(text: str, word: str, start: int, end: int) -> bool:
+    """``text[start:end]`` has ``word`` as a word of its own (``Net``, not ``NetV2``)."""
+    at = text.find(word, start, end)
+    while at != -1:
+        after = at + len(word)
+        if not (at and _identifier_char(text[at - 1])
+                or after < len(text) and _identifier_char(text[after])):
+            return True
+        at = text.find(word, after, end)
+    return False
+
+
+def _identifier_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _off_flags(tree: ast.Module, lines: Sequence[str]) -> Set[str]:
