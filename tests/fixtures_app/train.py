@@ -2,7 +2,7 @@ import argparse
 
 import tensorflow as tf
 
-from nets import blocks
+from nets import blocks, norms
 from nets.heads import build
 from nets.layers import Gate, make_head
 
@@ -12,6 +12,6 @@ parser.add_argument("--head", default="Linear")
 args = parser.parse_args()
 
 model = tf.keras.Sequential([Gate(), getattr(blocks, args.block)(), make_head(),
-                             build(args.head)])
+                             build(args.head), norms.Scale()])
 model.compile("adam", "mse")
 model.fit(tf.zeros((8, 4)), tf.zeros((8, 4)))

@@ -20,7 +20,8 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
 from . import guards
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE,
-                           TF_FUNCTION, ClassInfo, Entry, FunctionKey, ModuleIndex, Target)
+                           TF_FUNCTION, ClassInfo, Entry, FunctionKey, ModuleIndex, Target,
+                           may_be_project_module)
 from .names import canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -565,9 +566,10 @@ class ProjectGraph:
         own text never names (``ModuleIndex.unnamed_classes``), those that no module
         importing it names either, when the module is part of an application rather than of
         a distribution others install and import (``distributed``), and the run sees the
-        code that uses it (some linted module imports it). A module imported whole
-        (``import models``: ``models.Net``, or ``getattr(models, name)``) or with ``*`` may
-        have any class used."""
+        code that uses it (some linted module imports it). An importer that imports the
+        module whole names what it reads through it (``layers.Gate``); one that hands it on
+        whole (``getattr(layers, name)``) or imports it with ``*`` may use any class
+        (``_names_used``)."""
         known = self._never_named.get(index.path)
         if known is not None:
             return known
@@ -575,17 +577,9 @@ class ProjectGraph:
         if index.unnamed_classes and self._distributed is not None:
             importers = self._importers_of(index)
             if importers and not self._distributed(index.path):
-                parts = set(index.module.split("."))
-                named: Set[str] = set()
-                for other in importers:
-                    targets = (*(t for _, t in other.imports), *other.module_calls)
-                    if any(t.rpartition(".")[2] in parts
-                           for t in (*targets, *other.star_imports)):
-                        named = {name for name, _, _ in index.unnamed_classes}
-                        break
-                    named.update(t.rpartition(".")[2] for t in targets)
+                named = _names_used(index, importers)
                 found = tuple((first, last) for name, first, last in index.unnamed_classes
-                              if name not in named)
+                              if named is not None and name not in named)
         self._never_named[index.path] = found
         return found
 
@@ -705,6 +699,32 @@ class TracedFunction:
     parameters: FrozenSet[str]
     node: object = None
     """The function's ``ast`` node while the file is being analysed."""
+
+
+def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex]) -> Optional[Set[str]]:
+    """The names of ``index`` that its ``importers`` may use: those they import from it, and
+    those they read through it when they import it whole (``from nets import layers``:
+    ``layers.Gate``); None when that cannot be told (they import it with ``*``, hand it on
+    whole, or import a package above it)."""
+    parts = index.module.split(".")
+    stem, packages = parts[-1], set(parts[:-1])
+    named: Set[str] = set()
+    for other in importers:
+        for target in (*(t for _, t in other.imports), *other.module_calls):
+            last = target.rpartition(".")[2]
+            if last == stem:  # the module itself
+                if not may_be_project_module(target) or target in other.modules_passed:
+                    return None
+                prefix = target + "."
+                named.update(read[len(prefix):].partition(".")[0]
+                             for read in other.module_reads if read.startswith(prefix))
+            elif last in packages:
+                return None
+            else:
+                named.add(last)
+        if any(base.rpartition(".")[2] in (stem, *packages) for base in other.star_imports):
+            return None
+    return named
 
 
 def _within(spans: Tuple[Tuple[int, int], ...], line: int) -> bool:

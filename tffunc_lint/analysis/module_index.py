@@ -17,6 +17,7 @@ import ast
 import itertools
 import pickle
 import re
+import sys
 import zlib
 from collections import ChainMap
 from dataclasses import dataclass, field, fields
@@ -524,6 +525,13 @@ class ModuleIndex:
     ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
+    module_reads: Set[str] = field(default_factory=set)
+    """Qualified names the code reads through a name bound to a module that may be the
+    project's (``layers.Gate``, ``layers.make(x)``: ``pkg.layers.Gate``, see
+    ``may_be_project_module``)."""
+    modules_passed: Set[str] = field(default_factory=set)
+    """Such modules that the code hands on whole (``getattr(layers, name)``, ``x =
+    layers``, ``return layers``): any of their names may be read."""
     switches_eager_on: bool = False
     """A module-level statement turns ``tf.function`` off for the process
     (``tf.config.run_functions_eagerly(True)``): once the module is imported."""
@@ -838,6 +846,8 @@ class _Indexer:
         self.names = index.names
         targets = [target for _, target in index.imports]
         self.imported_aliases = frozenset(name for name, _ in index.imports)
+        self.module_aliases = {name: target for name, target in index.imports
+                               if may_be_project_module(target)}
         index.dataset_names = not any(
             target == "datasets" or target.startswith(_OTHER_DATASETS) for target in targets
         ) and not (index.path.endswith(".ipynb") and not any(
@@ -1135,6 +1145,8 @@ class _Indexer:
 
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if self.module_aliases:
+            self._passes_modules((node.value,))
         if (scope.function is None and scope.cls is None
                 and isinstance(node.value, ast.Call)):
             for target in node.targets:
@@ -1180,6 +1192,8 @@ class _Indexer:
 
     def visit_Return(self, node: ast.Return, scope: _Scope) -> None:
         value = node.value
+        if self.module_aliases:
+            self._passes_modules((value,))
         if scope.function is not None and self.tracks_datasets:
             key = scope.function.key
             self.returns_datasets[key] = self.returns_datasets.get(key, True) and (
@@ -1213,7 +1227,24 @@ class _Indexer:
         self.visit(node.body, _Scope(info, scope if scope.function else None, scope.cls))
 
     # calls ---------------------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute, scope: _Scope) -> None:
+        value = node.value
+        if value.__class__ is ast.Name:
+            target = self.module_aliases.get(value.id)
+            if target is not None:
+                self.index.module_reads.add(f"{target}.{node.attr}")
+        elif value.__class__ not in _LEAVES:
+            self.visit(value, scope)
+
+    def _passes_modules(self, values: Iterable[Optional[ast.expr]]) -> None:
+        for value in values:
+            if value.__class__ is ast.Name and value.id in self.module_aliases:
+                self.index.modules_passed.add(self.module_aliases[value.id])
+
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
+        if self.module_aliases:
+            self._passes_modules(node.args)
+            self._passes_modules(keyword.value for keyword in node.keywords)
         func = node.func
         qualified = self._qualified(func)
         attr = func.attr if func.__class__ is ast.Attribute else None
@@ -1657,6 +1688,23 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
                     first <= number <= last for first, last in spans[word]):
                 named.add(word)
     return tuple(span for name, found in spans.items() if name not in named for span in found)
+
+
+#: Top-level packages no project's module is named after (besides the standard library's).
+_LIBRARIES = frozenset({
+    "tensorflow", "keras", "tf_keras", "numpy", "scipy", "pandas", "matplotlib", "sklearn",
+    "torch", "jax", "absl", "tqdm", "PIL", "cv2", "tensorflow_datasets", "tensorflow_hub",
+    "tensorflow_probability", "tensorflow_addons", "tensorflow_text", "transformers", "seaborn",
+    "yaml", "h5py", "IPython", "google"})
+_STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def may_be_project_module(target: str) -> bool:
+    """An imported name may be a module of the project's own: its top-level package is
+    not the standard library's nor one of the big libraries' (which the index does not
+    follow into: ``tf.keras`` is read thousands of times)."""
+    top = target.partition(".")[0]
+    return top not in _LIBRARIES and top not in _STANDARD_LIBRARY
 
 
 #: Text of code that may look a module's names up as it runs (``globals()[name]``).
