@@ -247,9 +247,15 @@ def _unused_layer_findings(capsys, *paths):
 
 
 def test_a_class_others_may_import_is_run_whoever_names_it(capsys, tmp_path):
-    """The same code as a distribution (others install it and import its layers), or linted
-    without the code that uses it: the unused layer's print is reported."""
+    """The same code as a distribution (others install it and import its layers), linted
+    without the code that uses it, or with a package that hands the module on to its
+    importers (``from . import layers`` in its ``__init__``): the unused layer's print is
+    reported."""
     assert _unused_layer_findings(capsys, APP / "nets" / "layers.py") == [20]
+    exported = tmp_path / "exported"
+    shutil.copytree(APP, exported)
+    (exported / "nets" / "__init__.py").write_text("from . import layers\n")
+    assert _unused_layer_findings(capsys, exported) == [20]
     for name, text in [("pyproject.toml", '[project]\nname = "app"\n'),
                        ("setup.py", "from setuptools import setup\nsetup()\n")]:
         project = tmp_path / name

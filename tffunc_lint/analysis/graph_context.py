@@ -705,7 +705,8 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex]) -> Optiona
     """The names of ``index`` that its ``importers`` may use: those they import from it, and
     those they read through it when they import it whole (``from nets import layers``:
     ``layers.Gate``); None when that cannot be told (they import it with ``*``, hand it on
-    whole, or import a package above it)."""
+    whole, which a package's ``__init__`` importing it does, or import a package above
+    it)."""
     parts = index.module.split(".")
     stem, packages = parts[-1], set(parts[:-1])
     named: Set[str] = set()
@@ -713,8 +714,9 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex]) -> Optiona
         for target in (*(t for _, t in other.imports), *other.module_calls):
             last = target.rpartition(".")[2]
             if last == stem:  # the module itself
-                if not may_be_project_module(target) or target in other.modules_passed:
-                    return None
+                if (not may_be_project_module(target) or target in other.modules_passed
+                        or os.path.basename(other.path) == "__init__.py"):
+                    return None  # handed on whole; by a package, to its importers
                 prefix = target + "."
                 named.update(read[len(prefix):].partition(".")[0]
                              for read in other.module_reads if read.startswith(prefix))
