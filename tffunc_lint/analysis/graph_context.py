@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
-                    Optional, Set, Tuple)
+                    Optional, Sequence, Set, Tuple)
 
 from . import guards
 from ..finding import TraceReason
@@ -92,6 +92,7 @@ class ProjectGraph:
         ``never_named``); unknown (None): every file may be."""
         self._distributed = distributed
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
+        self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
         self._stems: Dict[str, Optional[ModuleIndex]] = {}
@@ -409,18 +410,25 @@ class ProjectGraph:
         reexport = dict(module.imports).get(rest[0])
         return self._class(module, ("external", reexport), hops + 1) if reexport else None
 
-    def _split(self, qualified: str) -> Tuple[Optional[ModuleIndex], List[str]]:
-        """The longest linted module that ``qualified`` starts with, and the rest."""
+    def _split(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
+        """The longest linted module that ``qualified`` starts with, and the rest (asked of
+        the same names again and again: kept)."""
+        found = self._splits.get(qualified)
+        if found is None:
+            found = self._splits[qualified] = self._split_anew(qualified)
+        return found
+
+    def _split_anew(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = self.by_module.get(".".join(parts[:cut]))
             if module is not None:
-                return module, parts[cut:]
+                return module, tuple(parts[cut:])
         if len(parts) > 1 and parts[0] not in self.by_module:
             module = self._stems.get(parts[0])
             if module is not None:
-                return module, parts[1:]
-        return None, []
+                return module, tuple(parts[1:])
+        return None, ()
 
     def _qualified(self, qualified: str, hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
         module, rest = self._split(qualified)

@@ -472,6 +472,8 @@ class TfFunctionRecreated(Rule):
 
     @classmethod
     def triggers_for(cls, context):
+        if not cls.triggered(cls.triggers, context.text or ""):
+            return ()  # the text first: the analysis looks for what it spells
         found = context.fact("tff402.recreations", recreations)
         return cls.triggers if found.flagged else ()
 

@@ -411,7 +411,9 @@ class RedundantTfFunction(Rule):
 
     @classmethod
     def triggers_for(cls, context):
-        return cls.triggers if redundant_decorators(context) else ()
+        # The text first: most modules never spell the decorator, and the search is cheap.
+        return cls.triggers if (cls.triggered(cls.triggers, context.text or "")
+                                and redundant_decorators(context)) else ()
 
     def __init__(self, context):
         super().__init__(context)
