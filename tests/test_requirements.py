@@ -18,9 +18,9 @@ COMPILE = "import tensorflow as tf\n\n@tf.function(experimental_compile=True)\nd
 @pytest.fixture(autouse=True)
 def in_tmp_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    requirements.declared.cache_clear()  # each test writes its own project files
+    requirements.forget()  # each test writes its own project files
     yield
-    requirements.declared.cache_clear()
+    requirements.forget()
 
 
 @pytest.mark.parametrize("spec, expected", [
@@ -106,7 +106,7 @@ def test_the_setting_overrides_the_declaration(capsys):
     assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
     write("pyproject.toml", '[tool.tffunc-lint]\ntensorflow-version = "2.4"\n')
     write("requirements.txt", "tensorflow>=2.10\n")
-    requirements.declared.cache_clear()
+    requirements.forget()
     assert reported(run(capsys, "--no-cache", "a.py")) == []
 
 
@@ -114,7 +114,7 @@ def test_a_changed_declaration_is_not_hidden_by_the_cache(capsys):
     write("a.py", RELAX)
     assert reported(run(capsys, "a.py")) == [("a.py", 3, "TFF405")]
     write("requirements.txt", "tensorflow==2.4.0\n")
-    requirements.declared.cache_clear()  # a new run: the process reads the files again
+    requirements.forget()  # a new run: the process reads the files again
     assert reported(run(capsys, "a.py")) == []
 
 
@@ -137,7 +137,7 @@ def test_unreadable_project_files_declare_nothing(capsys):
     ("requirements.txt", "tensorflow\n", False),
 ])
 def test_a_distribution_is_told_by_the_project_files_above(tmp_path, name, content, expected):
-    requirements.distributed.cache_clear()
+    requirements.forget()
     write(f"root/{name}", content)
     write("root/pkg/sub/m.py", "x = 1\n")
     (tmp_path / "root" / ".git").mkdir()  # the walk stops at the project's root

@@ -21,7 +21,7 @@ import configparser
 import functools
 import os
 import re
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Tuple
 
 try:
     import tomllib
@@ -81,22 +81,79 @@ def has_everywhere(spec: Optional[str], since: Version) -> bool:
     return not (low is not None and low < since or high is not None and high <= since)
 
 
+class _Directory(NamedTuple):
+    """What one directory's project files say."""
+
+    specs: Tuple[str, ...]
+    """The TensorFlow specifiers they declare."""
+    builds: bool
+    """They build a distribution, or the directory holds one built or installed."""
+    root: bool
+    """The directory is the project's root (a ``.git``, ``pyproject.toml`` …)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _read(directory: str) -> _Directory:
+    """Each directory's files, listed and read once per run for both questions."""
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        names = []
+    specs: List[str] = []
+    builds = any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
+                 for name in names)
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            if name.startswith("requirements") and name.endswith(".txt"):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    specs.extend(_specs(handle))
+            elif name == "pyproject.toml":
+                with open(path, "rb") as handle:
+                    data = tomllib.load(handle)
+                project, tool = data.get("project", {}), data.get("tool")
+                builds = builds or "project" in data or "build-system" in data or (
+                    isinstance(tool, dict) and "poetry" in tool)
+                dependencies = project.get("dependencies", []) if isinstance(
+                    project, dict) else []
+                specs.extend(_specs(d for d in dependencies if isinstance(d, str)))
+            elif name == "setup.cfg":
+                parser = configparser.ConfigParser(interpolation=None)
+                parser.read(path, encoding="utf-8")
+                builds = builds or parser.has_section("metadata")
+                specs.extend(_specs(parser.get("options", "install_requires",
+                                               fallback="").splitlines()))
+            elif name == "setup.py":
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    tree = ast.parse(handle.read())
+                specs.extend(_specs(node.value for node in ast.walk(tree)
+                                    if isinstance(node, ast.Constant)
+                                    and isinstance(node.value, str) and len(node.value) < 200))
+        except (OSError, ValueError, SyntaxError, tomllib.TOMLDecodeError,
+                configparser.Error, RecursionError):
+            # A project file the linter cannot read declares no version it can use, and
+            # may build a distribution.
+            builds = builds or name in ("pyproject.toml", "setup.cfg")
+    return _Directory(tuple(specs), builds, any(marker in names for marker in _ROOT_MARKERS))
+
+
+def forget() -> None:
+    """Read the project files again (they changed since: a test writes them)."""
+    _read.cache_clear()
+    declared.cache_clear()
+    distributed.cache_clear()
+
+
 @functools.lru_cache(maxsize=None)
 def declared(directory: str) -> Optional[str]:
     """The TensorFlow specifier the nearest project files above ``directory`` declare, or
     None: the first directory (going up) whose files name TensorFlow decides; the walk stops
     at the project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``)."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        names = []
-    specs = [spec for spec in _declarations(directory, names) if spec]
-    if specs:
-        return ",".join(specs)
+    found = _read(directory)
+    if found.specs:
+        return ",".join(found.specs)
     parent = os.path.dirname(directory)
-    if parent == directory or any(marker in names for marker in _ROOT_MARKERS):
-        return None
-    return declared(parent)
+    return None if parent == directory or found.root else declared(parent)
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,66 +163,16 @@ def distributed(directory: str) -> bool:
     ``[project]``, ``[build-system]`` or ``[tool.poetry]``; ``setup.cfg`` with
     ``[metadata]``), or it was built or installed as one (``PKG-INFO``, ``*.dist-info``,
     ``*.egg-info`` beside it). The walk stops at the project's root, as ``declared``'s."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        names = []
-    if any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
-           for name in names):
+    found = _read(directory)
+    if found.builds:
         return True
-    try:
-        if "pyproject.toml" in names:
-            with open(os.path.join(directory, "pyproject.toml"), "rb") as handle:
-                data = tomllib.load(handle)
-            tool = data.get("tool")
-            if "project" in data or "build-system" in data or (
-                    isinstance(tool, dict) and "poetry" in tool):
-                return True
-        if "setup.cfg" in names:
-            parser = configparser.ConfigParser(interpolation=None)
-            parser.read(os.path.join(directory, "setup.cfg"), encoding="utf-8")
-            if parser.has_section("metadata"):
-                return True
-    except (OSError, ValueError, tomllib.TOMLDecodeError, configparser.Error):
-        return True  # a project file the linter cannot read may declare one
     parent = os.path.dirname(directory)
-    if parent == directory or any(marker in names for marker in _ROOT_MARKERS):
-        return False
-    return distributed(parent)
+    return False if parent == directory or found.root else distributed(parent)
 
 
 def is_distributed(path: str) -> bool:
     """``distributed`` for the directory of the file ``path``."""
     return distributed(os.path.dirname(os.path.abspath(path)))
-
-
-def _declarations(directory: str, names: List[str]) -> Iterator[str]:
-    for name in sorted(names):
-        path = os.path.join(directory, name)
-        try:
-            if name.startswith("requirements") and name.endswith(".txt"):
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    yield from _specs(handle)
-            elif name == "pyproject.toml":
-                with open(path, "rb") as handle:
-                    project = tomllib.load(handle).get("project", {})
-                dependencies = project.get("dependencies", []) if isinstance(
-                    project, dict) else []
-                yield from _specs(d for d in dependencies if isinstance(d, str))
-            elif name == "setup.cfg":
-                parser = configparser.ConfigParser(interpolation=None)
-                parser.read(path, encoding="utf-8")
-                yield from _specs(parser.get("options", "install_requires",
-                                             fallback="").splitlines())
-            elif name == "setup.py":
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    tree = ast.parse(handle.read())
-                yield from _specs(node.value for node in ast.walk(tree)
-                                  if isinstance(node, ast.Constant)
-                                  and isinstance(node.value, str) and len(node.value) < 200)
-        except (OSError, ValueError, SyntaxError, tomllib.TOMLDecodeError,
-                configparser.Error, RecursionError):
-            continue  # a project file the linter cannot read declares nothing it can use
 
 
 def _specs(lines) -> Iterator[str]:

@@ -154,7 +154,7 @@ class ProjectGraph:
             index = self.by_path.get(path)
             keras = index is not None and not self.runs_keras(index)
             program_eager = index is not None and self.runs_eagerly(index)
-            unused = self.never_named(index) if index is not None else ()
+            unused = self.never_run(index) if index is not None else ()
             for key, reason in reasons.items():
                 if program_eager and _made_by_tf_function(reason.how):
                     continue
@@ -166,13 +166,11 @@ class ProjectGraph:
         # Callables of control-flow APIs: traced when the function calling the API is.
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
         for index in self.by_path.values():
-            unnamed = bool(index.unnamed) and self.whole_program(index)
-            unused = self.never_named(index)
+            unused = self.never_run(index)
             program_eager = self.runs_eagerly(index)
             for entry in index.entries:
-                if unnamed and index.in_unnamed(entry.line) or unused and _within(
-                        unused, entry.line):
-                    continue  # a program that never names the code around it never runs it
+                if unused and _within(unused, entry.line):
+                    continue  # code nothing names never runs, nor the code written in it
                 if program_eager and _made_by_tf_function(entry.how):
                     continue
                 if entry.within is not None:
@@ -180,8 +178,7 @@ class ProjectGraph:
                     continue
                 enter(index, entry)
             for entry in index.decorated:
-                if (unnamed and index.in_unnamed(entry.line) or program_eager
-                        or unused and _within(unused, entry.line)):
+                if program_eager or unused and _within(unused, entry.line):
                     continue
                 if (entry.target[0] == "external"
                         and self.canonical(entry.target[1]) == TF_FUNCTION):
@@ -213,7 +210,6 @@ class ProjectGraph:
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager or not runs_keras or (
-                        unnamed and index.in_unnamed(cls.first_line)) or (
                         unused and _within(unused, cls.first_line)):
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()
@@ -568,6 +564,13 @@ class ProjectGraph:
             return found
         others = folders - {os.path.dirname(index.path)}
         return [other for other in found if os.path.dirname(other.path) not in others]
+
+    def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
+        """The lines of the module-level code of ``index`` that never runs: of a whole
+        program, what its text names nowhere else (``ModuleIndex.unnamed``); of an
+        application's module, the classes nothing in the project names (``never_named``)."""
+        unnamed = index.unnamed if index.unnamed and self.whole_program(index) else ()
+        return unnamed + self.never_named(index)
 
     def never_named(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the classes of ``index`` that nothing runs: of its classes that its

@@ -569,9 +569,6 @@ class ModuleIndex:
                    and entry.target[1][0] == "def" and entry.target[1][2] in KERAS_GRAPH_METHODS
                    for entry in self.entries)
 
-    def in_unnamed(self, line: int) -> bool:
-        return any(first <= line <= last for first, last in self.unnamed)
-
     @property
     def names(self) -> NameTable:
         table = self.__dict__.get("_names")
@@ -1666,13 +1663,13 @@ def char_column(node: ast.AST, lines: Sequence[str]) -> int:
     return len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
 
 
-#: An identifier, and whether ``.python_function`` (the undecorated function) follows it.
-_WORD = re.compile(r"[A-Za-z_]\w*(\s*\.\s*python_function\b)?")
+#: After a name: the undecorated function (``tf.autograph.to_code(f.python_function)``).
+_PYTHON_FUNCTION = re.compile(r"\s*\.\s*python_function\b")
 
 
 def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], ...]:
     """Module-level defs and classes named only within themselves (see
-    ``ModuleIndex.unnamed``); one pass over the text, whatever its size."""
+    ``ModuleIndex.unnamed``)."""
     spans: Dict[str, List[Tuple[int, int]]] = {}
     for statement in tree.body:
         if isinstance(statement, _SCOPES):
@@ -1680,14 +1677,10 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
             spans.setdefault(statement.name, []).append((first, statement.end_lineno))
     if not spans:
         return ()
-    named: Set[str] = set()
-    for number, line in enumerate(lines, 1):
-        for match in _WORD.finditer(line):
-            word = match.group(0) if match.group(1) is None else None
-            if word in spans and word not in named and not any(
-                    first <= number <= last for first, last in spans[word]):
-                named.add(word)
-    return tuple(span for name, found in spans.items() if name not in named for span in found)
+    text, starts = _text_and_starts(lines)
+    return tuple(span for name, found in spans.items()
+                 if not _named_outside(text, starts, name, found, python_function=True)
+                 for span in found)
 
 
 #: Top-level packages no project's module is named after (besides the standard library's).
@@ -1713,31 +1706,39 @@ _NAME_LOOKUPS = ("globals", "vars(", "locals", "eval(", "exec(", "__subclasses__
 
 
 def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str, int, int], ...]:
-    """See ``ModuleIndex.unnamed_classes``: the text around each class with bases (a class
-    of no base is no Keras class, nor reached from one) is searched for its name."""
+    """See ``ModuleIndex.unnamed_classes``: of the classes with bases (a class of no base is
+    no Keras class, nor reached from one)."""
     classes = [statement for statement in tree.body if statement.__class__ is ast.ClassDef
                and statement.bases and not statement.decorator_list]
     if not classes:
         return ()
-    text = "\n".join(lines)
-    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+    text, starts = _text_and_starts(lines)
     found = tuple((statement.name, statement.lineno, statement.end_lineno)
-                  for statement in classes
-                  if not _has_word(text, statement.name, 0, starts[statement.lineno - 1])
-                  and not _has_word(text, statement.name,
-                                    starts[min(statement.end_lineno, len(lines))], len(text)))
+                  for statement in classes if not _named_outside(
+                      text, starts, statement.name, [(statement.lineno, statement.end_lineno)]))
     return () if found and any(lookup in text for lookup in _NAME_LOOKUPS) else found
 
 
-def _has_word(text: str, word: str, start: int, end: int) -> bool:
-    """``text[start:end]`` has ``word`` as a word of its own (``Net``, not ``NetV2``)."""
-    at = text.find(word, start, end)
+def _text_and_starts(lines: Sequence[str]) -> Tuple[str, List[int]]:
+    """The lines joined, and where each line starts in the text (one more: its end)."""
+    return "\n".join(lines), [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+
+
+def _named_outside(text: str, starts: Sequence[int], word: str,
+                   spans: Sequence[Tuple[int, int]], python_function: bool = False) -> bool:
+    """``text`` has ``word`` as a word of its own (``Net``, not ``NetV2``) outside the line
+    ranges ``spans``; with ``python_function``, one that ``.python_function`` does not
+    follow."""
+    ranges = [(starts[first - 1], starts[min(last, len(starts) - 1)]) for first, last in spans]
+    at = text.find(word)
     while at != -1:
         after = at + len(word)
         if not (at and _identifier_char(text[at - 1])
-                or after < len(text) and _identifier_char(text[after])):
+                or after < len(text) and _identifier_char(text[after])
+                or any(low <= at < high for low, high in ranges)
+                or python_function and _PYTHON_FUNCTION.match(text, after)):
             return True
-        at = text.find(word, after, end)
+        at = text.find(word, after)
     return False
 
 
