@@ -31,7 +31,9 @@ class TraceReason:
     flags: Tuple[Tuple[str, bool], ...] = ()
     """Flags of ``self`` (``("self.eager_mode", False)``) that hold on every way in: the
     tf.function was made only under ``if not self.eager_mode:``, and the calls since were on
-    the same object. Code under ``if self.eager_mode:`` is never traced."""
+    the same object. Code under ``if self.eager_mode:`` is never traced. Also the function's
+    parameters that are flags (``("debug", False)``) when every traced call leaves them so
+    (``FunctionInfo.flag_params``): code under ``if debug:`` is never traced."""
 
     def by_tf_data(self) -> bool:
         """The cause is a dataset transformation (``Dataset.map(fn)``, directly or through a

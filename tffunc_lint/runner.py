@@ -26,7 +26,7 @@ from .finding import FileResult
 from .files import module_name_for
 from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
-from .analysis.module_index import ModuleIndex
+from .analysis.module_index import FunctionKey, ModuleIndex
 
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
@@ -204,7 +204,12 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
                                   or dict(project.keras_classes) != dict(alone.keras_classes))
             or project.imported_names != alone.imported_names
             or flags != {(key, reason.once, reason.fresh)
-                         for key, reason in alone.traced.items() if reason.once or reason.fresh})
+                         for key, reason in alone.traced.items() if reason.once or reason.fresh}
+            or _known_flags(project) != _known_flags(alone))
+
+
+def _known_flags(view: ModuleView) -> Dict[FunctionKey, tuple]:
+    return {key: reason.flags for key, reason in view.traced.items() if reason.flags}
 
 
 def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],

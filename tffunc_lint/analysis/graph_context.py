@@ -20,8 +20,8 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
 from . import guards
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE,
-                           TF_FUNCTION, ClassInfo, Entry, FunctionKey, ModuleIndex, Target,
-                           may_be_project_module)
+                           TF_FUNCTION, ClassInfo, Entry, FunctionInfo, FunctionKey, ModuleIndex,
+                           Target, may_be_project_module)
 from .names import canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -55,6 +55,37 @@ def _contradicts(conditions, flags) -> bool:
     """A ``("flag", name, value)`` condition wants the opposite of a known flag."""
     known = dict(flags)
     return any(c[0] == "flag" and c[1] in known and known[c[1]] != c[2] for c in conditions)
+
+
+def _passed_flags(callee: FunctionInfo, passed: Optional[Tuple],
+                  caller_flags: Sequence[Tuple[str, bool]], kind: str
+                  ) -> List[Tuple[str, bool]]:
+    """The values a call leaves the callee's ``flag_params`` with: what it passes as
+    ``True``/``False``, a flag of the caller's passed on, or the default it does not pass
+    (``set_width(model, widths)``: ``actual`` is False in this trace)."""
+    if passed is None:
+        return []
+    if (callee.class_qualname is not None and kind not in ("method", "super")
+            and callee.qualname.rpartition(".")[0] == callee.class_qualname):
+        return []  # a method reached through its class: positions may count ``self``
+    positional, keywords, open_ = passed
+    by_keyword = dict(keywords)
+    known = dict(caller_flags)
+    found = []
+    for name, (number, default) in callee.flag_params.items():
+        if name in by_keyword:
+            value = by_keyword[name]
+        elif number is not None and number < len(positional):
+            value = positional[number]
+        elif open_:
+            continue
+        else:
+            value = default
+        if value.__class__ is str:
+            value = known.get(value)
+        if value is not None:
+            found.append((name, value))
+    return found
 
 
 #: The Keras model method that wraps each step method in a tf.function.
@@ -241,10 +272,17 @@ class ProjectGraph:
                 once = reason.once or self._initialises(index, conditions, found)
                 same_self = target[0] == "local" or (
                     target[0] == "method" and target[1] == function.class_qualname)
+                # The flags of ``self`` hold on in its methods; a parameter's, only in the
+                # function it is a parameter of.
+                flags = tuple(f for f in reason.flags if "." in f[0]) if same_self else ()
+                callee = self.by_path[found[0]].functions[found[1]]
+                if callee.flag_params and how == CALLED:
+                    flags = tuple(sorted({*flags, *_passed_flags(
+                        callee, function.edge_args.get(position), reason.flags, target[0])}))
                 add(*found, TraceReason(f"{how} {function.qualname}", line,
                                         function=function.qualname, via=reason, path=path,
                                         once=once, fresh=position in function.fresh_edges,
-                                        flags=reason.flags if same_self else ()))
+                                        flags=flags))
         return traced
 
     # -- guards -----------------------------------------------------------------------------

@@ -237,14 +237,16 @@ def in_non_tensor_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve) -> 
 
 def in_other_mode(ancestors: Sequence[cst.CSTNode], flags: Sequence[Tuple[str, bool]]) -> bool:
     """The innermost node of ``ancestors`` runs, within its function, only when a flag of
-    ``self`` has the other value than ``flags`` (see ``TraceReason.flags``) say it has on
-    every way into the trace: ``if self.eager_mode:`` in code traced only when it is
-    False."""
+    ``self``, or a parameter that is a flag, has the other value than ``flags`` (see
+    ``TraceReason.flags``) say it has on every way into the trace: ``if self.eager_mode:``
+    in code traced only when it is False, ``if debug:`` in a function every traced call
+    leaves ``debug=False``."""
     known = dict(flags)
     if not known:
         return False
+    names = frozenset(name for name in known if "." not in name)
     for test, value in _enclosing_tests(ancestors):
-        wanted = _read_test(test, lambda tree: guards.known_flags(tree, value)) or {}
+        wanted = _read_test(test, lambda tree: guards.known_flags(tree, value, names)) or {}
         if any(name in known and known[name] != flag for name, flag in wanted.items()):
             return True
     return False

@@ -432,17 +432,17 @@ def lazy_guard(test: ast.expr) -> bool:
     return False
 
 
-def flag_tests(test: ast.expr) -> Dict[str, bool]:
+def flag_tests(test: ast.expr, names: FrozenSet[str] = frozenset()) -> Dict[str, bool]:
     """The Python flags ``test`` reads, as dotted names, each with the truth value it has
     when ``test`` is true: ``not self.x``, ``self.x is False``, ``self.x == False`` (False);
     ``self.x``, ``self.x is True``, ``self.x == True`` (True); ``getattr(self, "x", False)``
     and ``hasattr(self, "x")`` as ``self.x``; and ``and``/``or``
     combinations holding them (``if training and not self.initialized:``). Empty when it
-    tests no flag."""
+    tests no flag. Plain names count only among ``names`` (parameters that are flags)."""
     if isinstance(test, ast.BoolOp):
         found: Dict[str, bool] = {}
         for value in test.values:
-            found.update(flag_tests(value))
+            found.update(flag_tests(value, names))
         return found
     wanted = True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -454,6 +454,8 @@ def flag_tests(test: ast.expr) -> Dict[str, bool]:
         flag, wanted = test.left, test.comparators[0].value
     else:
         flag = test
+    if isinstance(flag, ast.Name):
+        return {flag.id: wanted} if flag.id in names else {}
     name = ast_dotted_name(flag) if isinstance(flag, ast.Attribute) else _attribute_test(flag)
     return {name: wanted} if name else {}
 
@@ -497,19 +499,20 @@ def sets_tested(body: Sequence[ast.stmt], targets: FrozenSet[str]) -> bool:
     return False
 
 
-def known_flags(test: ast.expr, value: bool) -> Dict[str, bool]:
+def known_flags(test: ast.expr, value: bool, names: FrozenSet[str] = frozenset()
+                ) -> Dict[str, bool]:
     """The Python flags (see ``flag_tests``) whose value ``test`` having ``value`` settles:
     for ``if not self.eager and self.ready:``, the body knows ``self.eager`` False and
     ``self.ready`` True; the ``else`` of ``if self.eager:`` knows it False. Empty when it
-    settles none (``or`` in a body, ``and`` in an ``else``)."""
+    settles none (``or`` in a body, ``and`` in an ``else``). ``names``: as ``flag_tests``."""
     if isinstance(test, ast.BoolOp):
         if isinstance(test.op, ast.And) != value:
             return {}
         found: Dict[str, bool] = {}
         for part in test.values:
-            found.update(known_flags(part, value))
+            found.update(known_flags(part, value, names))
         return found
-    flags = flag_tests(test)
+    flags = flag_tests(test, names)
     if len(flags) != 1:
         return {}
     ((name, wanted),) = flags.items()

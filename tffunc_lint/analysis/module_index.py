@@ -27,7 +27,7 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTup
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
-                    function_local_names)
+                    function_body_names, function_local_names)
 from .patterns import words
 from .ast_walk import walk_nodes
 
@@ -192,9 +192,14 @@ _ONCE_CALLEE = re.compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECA
 ONCE = ("once",)
 
 
+#: What a call with no arguments passes (see ``FunctionInfo.edge_args``).
+_NOTHING_PASSED: Tuple = ((), (), False)
+
+
 def _flags(conditions: Sequence[Tuple]) -> Tuple[Tuple[str, bool], ...]:
-    """The flags of ``self`` among a scope's guards (``("flag", "self.x", False)``)."""
-    return tuple(sorted({(c[1], c[2]) for c in conditions if c[0] == "flag"}))
+    """The flags of ``self`` among a scope's guards (``("flag", "self.x", False)``); not
+    the function's parameters, which the functions it hands on do not see."""
+    return tuple(sorted({(c[1], c[2]) for c in conditions if c[0] == "flag" and "." in c[1]}))
 
 
 def _required_positional(args: ast.arguments) -> int:
@@ -269,6 +274,17 @@ class FunctionInfo:
     outer_aliases: Dict[str, str] = field(default_factory=dict)
     """Tests that enclosing functions bind to names it reads (``use_xla = not
     tf.executing_eagerly()``), as source text."""
+    flag_params: Dict[str, Tuple[Optional[int], bool]] = field(default_factory=dict)
+    """Its parameters that are flags: a ``True``/``False`` default, never rebound in its
+    body (``def set_width(model, widths, actual=False)``), each as name → (position as a
+    caller passes it, without ``self``, or None for a keyword-only one; the default). None
+    for a function whose decorators may change what its callers pass."""
+    edge_args: Dict[int, Tuple] = field(default_factory=dict)
+    """For a call (an edge by position, see ``edges``): what it passes, as ``(positional,
+    keywords, open)``, each value ``True``/``False`` written as such, the name of one of
+    this function's ``flag_params`` (passed on), or None (anything else); ``open`` when
+    ``*args`` or ``**kwargs`` may pass more. None for a call through a class
+    (``Net.build(self, ...)``)."""
 
     # Most functions leave most of these collections empty, and the process that joins a
     # project holds every module's functions: an empty one is not pickled, and an unpickled
@@ -290,7 +306,8 @@ _SHARED_EMPTY = {
     "edges": (), "fresh_edges": frozenset(), "edge_guards": MappingProxyType({}),
     "writes": frozenset(), "guard_calls": MappingProxyType({}), "eager_params": frozenset(),
     "traced_params": frozenset(), "traced_param_apis": MappingProxyType({}),
-    "outer_aliases": MappingProxyType({}), "init_test": frozenset()}
+    "outer_aliases": MappingProxyType({}), "init_test": frozenset(),
+    "flag_params": MappingProxyType({}), "edge_args": MappingProxyType({})}
 _FIELD_ORDER = tuple(f.name for f in fields(FunctionInfo))
 
 
@@ -850,7 +867,7 @@ class _Indexer:
         ) and not (index.path.endswith(".ipynb") and not any(
             target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
-        self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int]] = []
+        self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int, Optional[Tuple]]] = []
         self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
         self.statement_region = (1, 1)
         self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
@@ -960,6 +977,7 @@ class _Indexer:
                 if found is not None and found[0] in ("name", "local", "external"):
                     self.pending_decorated.append(
                         (found, key, f"@{ast_dotted_name(target)}", decorator.lineno))
+        info.flag_params = self._flag_params(node, in_class)
         inner = _Scope(info, scope if scope.function else None, scope.cls)
         outer = [s.aliases for s in _chain(inner.parent)]
         if outer:
@@ -977,6 +995,32 @@ class _Indexer:
                 info.init_test = guards.attributes(guards.init_targets(returns[0].value))
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _flag_params(self, node: ast.FunctionDef, in_class: bool
+                     ) -> Dict[str, Tuple[Optional[int], bool]]:
+        """See ``FunctionInfo.flag_params``."""
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        found = {}
+        for number, default in enumerate(args.defaults, len(positional) - len(args.defaults)):
+            if default.__class__ is ast.Constant and default.value.__class__ is bool:
+                found[positional[number].arg] = (number, default.value)
+        for parameter, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default.__class__ is ast.Constant and default.value.__class__ is bool:
+                found[parameter.arg] = (None, default.value)
+        if not found:
+            return found
+        static = False
+        for decorator in node.decorator_list:
+            spelled = ast_dotted_name(decorator)
+            if spelled == "staticmethod":
+                static = True
+            elif spelled != "classmethod" and not self._tracing_decorator(decorator):
+                return {}  # a wrapper may pass other arguments than its callers do
+        bound = in_class and not static
+        rebound = function_body_names(node)
+        return {name: (None if number is None else number - bound, default)
+                for name, (number, default) in found.items() if name not in rebound}
 
     # tests ---------------------------------------------------------------------------------
     def _guard_reader(self, scope: _Scope) -> guards.GuardReader:
@@ -1023,9 +1067,10 @@ class _Indexer:
         if untraced is True or (value and reader.excluded(test, scope.known_false)):
             return scope.without_edges()
         conditions = [("pred", callee, polarity) for callee, polarity in untraced]
+        params = scope.function.flag_params
         conditions.extend(("flag", name, wanted) for name, wanted
-                          in guards.known_flags(test, value).items()
-                          if name.startswith("self.") and name.count(".") == 1)
+                          in guards.known_flags(test, value, frozenset(params)).items()
+                          if name in params or name.startswith("self.") and name.count(".") == 1)
         if value:
             attributes = guards.attributes(guards.init_targets(test))
             if attributes:
@@ -1320,7 +1365,8 @@ class _Indexer:
                         and isinstance(func.value, ast.Name)
                         and func.value.id in scope.instances):
                     scope.function.fresh_edges.add(len(scope.function.edges))
-                self._add_edge(scope, callee, node.lineno, CALLED)
+                self._add_edge(scope, callee, node.lineno, CALLED,
+                               passed=self._passed(node, scope))
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
             # unless that callee hands it to tf.py_function (settled by the call graph), or
             # the call starts a process or thread to run it (outside any trace).
@@ -1383,16 +1429,49 @@ class _Indexer:
             self.index.entries.append(Entry(target, how, line, flags=flags, within=within))
 
     def _add_edge(self, scope: _Scope, target: Target, line: int, how: str,
-                  extra: Tuple[Tuple, ...] = ()) -> None:
+                  extra: Tuple[Tuple, ...] = (), passed: Optional[Tuple] = None) -> None:
         function = scope.function
         conditions = scope.guards + extra
         if target[0] == "name":
             self.pending.append((function, target[1], line, how, conditions,
-                                 self.statement_region[0]))
+                                 self.statement_region[0], passed))
         else:
             if conditions:
                 function.edge_guards[len(function.edges)] = conditions
+            if passed is not None:
+                function.edge_args[len(function.edges)] = passed
             function.edges.append((target, line, how))
+
+    def _passed(self, call: ast.Call, scope: _Scope) -> Optional[Tuple]:
+        """What ``call`` passes, as ``FunctionInfo.edge_args`` keeps it."""
+        func = call.func
+        if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
+                and func.value.id in self.index.classes):
+            return None  # ``Net.build(self, ...)``: the first argument is ``self``
+        if not call.args and not call.keywords:
+            return _NOTHING_PASSED
+        params = scope.function.flag_params
+
+        def value(argument: ast.expr):
+            if argument.__class__ is ast.Constant and argument.value.__class__ is bool:
+                return argument.value
+            if argument.__class__ is ast.Name and argument.id in params:
+                return argument.id
+            return None
+
+        positional, open_ = [], False
+        for argument in call.args:
+            if argument.__class__ is ast.Starred:
+                open_ = True
+                break
+            positional.append(value(argument))
+        keywords = []
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                open_ = True
+            else:
+                keywords.append((keyword.arg, value(keyword.value)))
+        return tuple(positional), tuple(keywords), open_
 
     def _traced_parameter(self, name: str, scope: _Scope, how: str) -> None:
         """``name``, handed to tf.function or a graph API (``how``), is a parameter of this
@@ -1442,10 +1521,12 @@ class _Indexer:
 
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""
-        for function, name, line, how, conditions, position in self.pending:
+        for function, name, line, how, conditions, position, passed in self.pending:
             if name in self.index.top_level:
                 if conditions:
                     function.edge_guards[len(function.edges)] = conditions
+                if passed is not None:
+                    function.edge_args[len(function.edges)] = passed
                 function.edges.append((("local", self._in_force(name, position)), line, how))
         for name, how, line, position, within in self.pending_entries:
             if name in self.index.top_level:

@@ -352,10 +352,22 @@ def function_local_names(func: ast.AST) -> FrozenSet[str]:
     return found
 
 
+def function_body_names(func: ast.AST) -> FrozenSet[str]:
+    """The names a function's body binds in its own scope, parameters apart (a parameter
+    among them is rebound); as ``function_local_names``, kept on the node."""
+    found = func.__dict__.get("_body_names")
+    if found is None:
+        found = func._body_names = (frozenset() if isinstance(func, ast.Lambda)
+                                    else _body_names(func))
+    return found
+
+
 def _function_local_names(func: ast.AST) -> FrozenSet[str]:
-    names = set(parameter_names(func))
-    if isinstance(func, ast.Lambda):
-        return frozenset(names)
+    return parameter_names(func) | function_body_names(func)
+
+
+def _body_names(func: ast.AST) -> FrozenSet[str]:
+    names: set = set()
     declared_outer = set()
     stack = list(func.body)
     pop, push, extend = stack.pop, stack.append, stack.extend
