@@ -4,6 +4,8 @@ import json
 import os
 import shutil
 
+import pytest
+
 from tffunc_lint.doors.cli import main
 
 from .conftest import ROOT, expected_findings
@@ -236,8 +238,34 @@ def test_a_class_an_application_never_names_is_not_run(capsys):
     code, findings = lint_project_json(capsys, APP)
     expected = {(str(path), line, code)
                 for path in APP.rglob("*.py") for line, code in expected_findings(path)}
-    assert code == 1 and len(expected) == 5
+    assert code == 1 and len(expected) == 6
     assert {(f["path"], f["line"], f["code"]) for f in findings} == expected
+
+
+def _variational_findings(capsys, root):
+    _, findings = lint_project_json(capsys, root)
+    return [f["line"] for f in findings if f["path"].endswith("encoders.py")]
+
+
+@pytest.mark.parametrize("name, text", [
+    # the script's own class derives from the one it imports: it reads that name first
+    ("relabel.py", "from encoders import *\n\n\nclass VariationalEncoder("
+                   "VariationalEncoder):\n    pass\n"),
+    # a script that looks names up as it runs may use any
+    ("plan.py", "from encoders import *\n\nencoder = globals()['Variational' + 'Encoder']()\n"),
+    # a module others import with ``*`` hands every name on to them
+    ("common.py", "from encoders import *\n"),
+])
+def test_a_script_importing_with_a_star_names_what_its_code_reads(capsys, tmp_path, name, text):
+    """The experiment scripts import the encoders with ``*``: the encoder none of them reads
+    (one names it in a comment, one defines its own) never runs; these scripts may run it."""
+    assert _variational_findings(capsys, APP) == [8]
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    (copy / "experiments" / name).write_text(text)
+    if name == "common.py":
+        (copy / "experiments" / "extra.py").write_text("from common import *\n")
+    assert _variational_findings(capsys, copy) == [8, 17]
 
 
 def _unused_layer_findings(capsys, *paths):

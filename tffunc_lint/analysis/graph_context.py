@@ -148,6 +148,8 @@ class ProjectGraph:
         self._unknown_step_calls: Dict[bool, FrozenSet[str]] = {}
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
+        self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
+        self._star_importers: Dict[str, List[ModuleIndex]] = {}
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -603,6 +605,30 @@ class ProjectGraph:
         others = folders - {os.path.dirname(index.path)}
         return [other for other in found if os.path.dirname(other.path) not in others]
 
+    def _more_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
+        """Importers ``_importers_of`` does not count: those that import the module with
+        ``*``, and the scripts beside a module of a package that import it by its stem
+        (``from latent import *`` beside ``latent.py``), as Python finds it when they run
+        from their folder."""
+        if self._by_folder is None:
+            self._by_folder, self._star_importers = {}, {}
+            for other in self.by_path.values():
+                self._by_folder.setdefault(os.path.dirname(other.path), []).append(other)
+                for base in other.star_imports:
+                    self._star_importers.setdefault(base, []).append(other)
+        found = [other for other in self._star_importers.get(index.module, ())
+                 if other is not index]
+        stem = index.module.rpartition(".")[2]
+        if stem == index.module:
+            return found  # its module name is its stem: ``_importers_of`` has the others
+        prefix = stem + "."
+        return found + [
+            other for other in self._by_folder.get(os.path.dirname(index.path), ())
+            if other is not index and other not in found and (
+                stem in other.star_imports
+                or any(t == stem or t.startswith(prefix) for _, t in other.imports)
+                or any(t.startswith(prefix) for t in other.module_calls))]
+
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the module-level code of ``index`` that never runs: of a whole
         program, what its text names nowhere else (``ModuleIndex.unnamed``); of an
@@ -624,9 +650,11 @@ class ProjectGraph:
             return known
         found: Tuple[Tuple[int, int], ...] = ()
         if index.unnamed_classes and self._distributed is not None:
-            importers = self._importers_of(index)
+            importers = self._importers_of(index) + self._more_importers(index)
             if importers and not self._distributed(index.path):
-                named = _names_used(index, importers)
+                named = _names_used(index, importers,
+                                    lambda other: bool(self._importers_of(other)
+                                                       or self._more_importers(other)))
                 found = tuple((first, last) for name, first, last in index.unnamed_classes
                               if named is not None and name not in named)
         self._never_named[index.path] = found
@@ -750,12 +778,15 @@ class TracedFunction:
     """The function's ``ast`` node while the file is being analysed."""
 
 
-def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex]) -> Optional[Set[str]]:
-    """The names of ``index`` that its ``importers`` may use: those they import from it, and
+def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
+                imported: Callable[[ModuleIndex], bool]) -> Optional[Set[str]]:
+    """The names of ``index`` that its ``importers`` may use: those they import from it,
     those they read through it when they import it whole (``from nets import layers``:
-    ``layers.Gate``); None when that cannot be told (they import it with ``*``, hand it on
-    whole, which a package's ``__init__`` importing it does, or import a package above
-    it)."""
+    ``layers.Gate``), and those the code of one that imports it with ``*`` reads
+    (``ModuleIndex.star_names``); None when that cannot be told (they hand it on whole,
+    which a package's ``__init__`` importing it does, or import a package above it; one
+    that imports it with ``*`` may look names up as it runs, or is imported in turn
+    (``imported``), and so hands every name on)."""
     parts = index.module.split(".")
     stem, packages = parts[-1], set(parts[:-1])
     named: Set[str] = set()
@@ -774,7 +805,9 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex]) -> Optiona
             else:
                 named.add(last)
         if any(base.rpartition(".")[2] in (stem, *packages) for base in other.star_imports):
-            return None
+            if other.star_names is None or imported(other):
+                return None
+            named.update(other.star_names)
     return named
 
 

@@ -579,6 +579,12 @@ class ModuleIndex:
     anything runs them is the project's to say: another module may import them
     (``ProjectGraph.never_named``)."""
 
+    star_names: Optional[FrozenSet[str]] = None
+    """Of a module with ``star_imports``: the names its code reads (not its comments or
+    strings) that may come from them: those it does not define itself by a module-level
+    ``def`` or ``class`` before it first reads them. None when it may look names up as it
+    runs (``globals()``, ``eval``), or has no star import."""
+
     def decorates_keras_graph_methods(self) -> bool:
         """A def named as a Keras graph method (``call``, a step) is under a tracing
         decorator of the module's own spelling (``@tf.function def train_step``)."""
@@ -631,6 +637,8 @@ class ModuleIndex:
         else:
             index.unnamed_classes = _unnamed_classes(tree, lines)
         _collect_imports(index, tree, module, is_package)
+        if index.star_imports:
+            index.star_names = _star_names(tree, lines)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
@@ -1798,6 +1806,25 @@ def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str,
                   for statement in classes if not _named_outside(
                       text, starts, statement.name, [(statement.lineno, statement.end_lineno)]))
     return () if found and any(lookup in text for lookup in _NAME_LOOKUPS) else found
+
+
+def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
+    """See ``ModuleIndex.star_names``."""
+    if any(lookup in line for line in lines for lookup in _NAME_LOOKUPS):
+        return None
+    first_read: Dict[str, int] = {}
+    for node in ast.walk(tree):
+        if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
+            known = first_read.get(node.id)
+            if known is None or node.lineno < known:
+                first_read[node.id] = node.lineno
+    defined: Dict[str, int] = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.setdefault(statement.name, statement.lineno)
+    # ``class Encoder(Encoder):`` reads the imported one on its own line.
+    return frozenset(name for name, line in first_read.items()
+                     if name not in defined or line <= defined[name])
 
 
 def _text_and_starts(lines: Sequence[str]) -> Tuple[str, List[int]]:
