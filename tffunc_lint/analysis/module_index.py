@@ -23,7 +23,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional,
-                    Sequence, Set, Tuple)
+                    Sequence, Set, Tuple, Union)
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
@@ -194,6 +194,16 @@ ONCE = ("once",)
 
 #: What a call with no arguments passes (see ``FunctionInfo.edge_args``).
 _NOTHING_PASSED: Tuple = ((), (), False)
+
+
+def _passed_value(argument: ast.expr, params: Mapping[str, Tuple]) -> Union[bool, str, None]:
+    """An argument as ``FunctionInfo.edge_args`` keeps it."""
+    cls = argument.__class__
+    if cls is ast.Constant:
+        return argument.value if argument.value.__class__ is bool else None
+    if cls is ast.Name and argument.id in params:
+        return argument.id
+    return None
 
 
 def _flags(conditions: Sequence[Tuple]) -> Tuple[Tuple[str, bool], ...]:
@@ -1459,26 +1469,18 @@ class _Indexer:
         if not call.args and not call.keywords:
             return _NOTHING_PASSED
         params = scope.function.flag_params
-
-        def value(argument: ast.expr):
-            if argument.__class__ is ast.Constant and argument.value.__class__ is bool:
-                return argument.value
-            if argument.__class__ is ast.Name and argument.id in params:
-                return argument.id
-            return None
-
         positional, open_ = [], False
         for argument in call.args:
             if argument.__class__ is ast.Starred:
                 open_ = True
                 break
-            positional.append(value(argument))
+            positional.append(_passed_value(argument, params))
         keywords = []
         for keyword in call.keywords:
             if keyword.arg is None:
                 open_ = True
             else:
-                keywords.append((keyword.arg, value(keyword.value)))
+                keywords.append((keyword.arg, _passed_value(keyword.value, params)))
         return tuple(positional), tuple(keywords), open_
 
     def _traced_parameter(self, name: str, scope: _Scope, how: str) -> None:
