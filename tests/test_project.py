@@ -253,7 +253,7 @@ def _variational_findings(capsys, root):
                    "VariationalEncoder):\n    pass\n"),
     # a script that looks names up as it runs may use any
     ("plan.py", "from encoders import *\n\nencoder = globals()['Variational' + 'Encoder']()\n"),
-    # a module others import with ``*`` hands every name on to them
+    # a module that imports it with ``*`` hands its names on to those importing it so
     ("common.py", "from encoders import *\n"),
 ])
 def test_a_script_importing_with_a_star_names_what_its_code_reads(capsys, tmp_path, name, text):
@@ -264,8 +264,12 @@ def test_a_script_importing_with_a_star_names_what_its_code_reads(capsys, tmp_pa
     shutil.copytree(APP, copy)
     (copy / "experiments" / name).write_text(text)
     if name == "common.py":
-        (copy / "experiments" / "extra.py").write_text("from common import *\n")
+        (copy / "experiments" / "extra.py").write_text(
+            "from common import *\n\nencoder = VariationalEncoder()\n")
     assert _variational_findings(capsys, copy) == [8, 17]
+    if name == "common.py":  # what is handed on counts only where it is read
+        (copy / "experiments" / "extra.py").write_text("from common import *\n")
+        assert _variational_findings(capsys, copy) == [8]
 
 
 def _unused_layer_findings(capsys, *paths):

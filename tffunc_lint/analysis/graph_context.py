@@ -605,6 +605,18 @@ class ProjectGraph:
         others = folders - {os.path.dirname(index.path)}
         return [other for other in found if os.path.dirname(other.path) not in others]
 
+    def _passed_on(self, index: ModuleIndex, seen: FrozenSet[str]) -> Optional[Set[str]]:
+        """The names of ``index`` that the modules importing it may use (``_names_used``):
+        none when nothing imports it; None when that cannot be told, or the imports go round
+        in a circle."""
+        if index.path in seen or len(seen) > _MAX_HOPS:
+            return None
+        importers = self._importers_of(index) + self._more_importers(index)
+        if not importers:
+            return set()
+        return _names_used(index, importers,
+                           lambda other: self._passed_on(other, seen | {index.path}))
+
     def _more_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         """Importers ``_importers_of`` does not count: those that import the module with
         ``*``, and the scripts beside a module of a package that import it by its stem
@@ -652,9 +664,8 @@ class ProjectGraph:
         if index.unnamed_classes and self._distributed is not None:
             importers = self._importers_of(index) + self._more_importers(index)
             if importers and not self._distributed(index.path):
-                named = _names_used(index, importers,
-                                    lambda other: bool(self._importers_of(other)
-                                                       or self._more_importers(other)))
+                named = _names_used(index, importers, lambda other: self._passed_on(
+                    other, frozenset({index.path})))
                 found = tuple((first, last) for name, first, last in index.unnamed_classes
                               if named is not None and name not in named)
         self._never_named[index.path] = found
@@ -779,14 +790,14 @@ class TracedFunction:
 
 
 def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
-                imported: Callable[[ModuleIndex], bool]) -> Optional[Set[str]]:
+                passed_on: Callable[[ModuleIndex], Optional[Set[str]]]) -> Optional[Set[str]]:
     """The names of ``index`` that its ``importers`` may use: those they import from it,
     those they read through it when they import it whole (``from nets import layers``:
     ``layers.Gate``), and those the code of one that imports it with ``*`` reads
-    (``ModuleIndex.star_names``); None when that cannot be told (they hand it on whole,
+    (``ModuleIndex.star_names``) with those its own importers may use from it, as it hands
+    every name on (``passed_on``); None when that cannot be told (they hand it on whole,
     which a package's ``__init__`` importing it does, or import a package above it; one
-    that imports it with ``*`` may look names up as it runs, or is imported in turn
-    (``imported``), and so hands every name on)."""
+    that imports it with ``*`` may look names up as it runs)."""
     parts = index.module.split(".")
     stem, packages = parts[-1], set(parts[:-1])
     named: Set[str] = set()
@@ -805,9 +816,10 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
             else:
                 named.add(last)
         if any(base.rpartition(".")[2] in (stem, *packages) for base in other.star_imports):
-            if other.star_names is None or imported(other):
+            passed = passed_on(other) if other.star_names is not None else None
+            if passed is None:
                 return None
-            named.update(other.star_names)
+            named.update(other.star_names, passed)
     return named
 
 
