@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple,
-                    Optional, Sequence, Set, Tuple)
+                    Optional, Sequence, Set, Tuple, Union)
 
 from . import guards
 from ..finding import TraceReason
@@ -57,7 +57,7 @@ def _contradicts(conditions, flags) -> bool:
     return any(c[0] == "flag" and c[1] in known and known[c[1]] != c[2] for c in conditions)
 
 
-def _passed_flags(callee: FunctionInfo, passed: Optional[Tuple],
+def _passed_flags(callee: FunctionInfo, passed: Union[Tuple, int, None],
                   caller_flags: Sequence[Tuple[str, bool]], kind: str
                   ) -> List[Tuple[str, bool]]:
     """The values a call leaves the callee's ``flag_params`` with: what it passes as
@@ -68,7 +68,8 @@ def _passed_flags(callee: FunctionInfo, passed: Optional[Tuple],
     if (callee.class_qualname is not None and kind not in ("method", "super")
             and callee.qualname.rpartition(".")[0] == callee.class_qualname):
         return []  # a method reached through its class: positions may count ``self``
-    positional, keywords, open_ = passed
+    positional, keywords, open_ = (
+        ((None,) * passed, (), False) if passed.__class__ is int else passed)
     by_keyword = dict(keywords)
     known = dict(caller_flags)
     found = []
@@ -276,7 +277,9 @@ class ProjectGraph:
                     target[0] == "method" and target[1] == function.class_qualname)
                 # The flags of ``self`` hold on in its methods; a parameter's, only in the
                 # function it is a parameter of.
-                flags = tuple(f for f in reason.flags if "." in f[0]) if same_self else ()
+                flags = reason.flags if same_self else ()
+                if flags:
+                    flags = tuple(f for f in flags if "." in f[0])
                 callee = self.by_path[found[0]].functions[found[1]]
                 if callee.flag_params and how == CALLED:
                     flags = tuple(sorted({*flags, *_passed_flags(

@@ -192,10 +192,6 @@ _ONCE_CALLEE = re.compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECA
 ONCE = ("once",)
 
 
-#: What a call with no arguments passes (see ``FunctionInfo.edge_args``).
-_NOTHING_PASSED: Tuple = ((), (), False)
-
-
 def _passed_value(argument: ast.expr, params: Mapping[str, Tuple]) -> Union[bool, str, None]:
     """An argument as ``FunctionInfo.edge_args`` keeps it."""
     cls = argument.__class__
@@ -289,11 +285,12 @@ class FunctionInfo:
     body (``def set_width(model, widths, actual=False)``), each as name → (position as a
     caller passes it, without ``self``, or None for a keyword-only one; the default). None
     for a function whose decorators may change what its callers pass."""
-    edge_args: Dict[int, Tuple] = field(default_factory=dict)
+    edge_args: Dict[int, Union[Tuple, int]] = field(default_factory=dict)
     """For a call (an edge by position, see ``edges``): what it passes, as ``(positional,
     keywords, open)``, each value ``True``/``False`` written as such, the name of one of
     this function's ``flag_params`` (passed on), or None (anything else); ``open`` when
-    ``*args`` or ``**kwargs`` may pass more. None for a call through a class
+    ``*args`` or ``**kwargs`` may pass more. Most calls pass only positional arguments of
+    no known value: just their number. None for a call through a class
     (``Net.build(self, ...)``)."""
 
     # Most functions leave most of these collections empty, and the process that joins a
@@ -885,7 +882,8 @@ class _Indexer:
         ) and not (index.path.endswith(".ipynb") and not any(
             target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
-        self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int, Optional[Tuple]]] = []
+        self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int, object]] = []
+        self.passed: Dict[Tuple, Tuple] = {}
         self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
         self.statement_region = (1, 1)
         self.pending_decorated: List[Tuple[Target, FunctionKey, str, int]] = []
@@ -1447,7 +1445,8 @@ class _Indexer:
             self.index.entries.append(Entry(target, how, line, flags=flags, within=within))
 
     def _add_edge(self, scope: _Scope, target: Target, line: int, how: str,
-                  extra: Tuple[Tuple, ...] = (), passed: Optional[Tuple] = None) -> None:
+                  extra: Tuple[Tuple, ...] = (), passed: Union[Tuple, int, None] = None
+                  ) -> None:
         function = scope.function
         conditions = scope.guards + extra
         if target[0] == "name":
@@ -1460,15 +1459,21 @@ class _Indexer:
                 function.edge_args[len(function.edges)] = passed
             function.edges.append((target, line, how))
 
-    def _passed(self, call: ast.Call, scope: _Scope) -> Optional[Tuple]:
+    def _passed(self, call: ast.Call, scope: _Scope) -> Union[Tuple, int, None]:
         """What ``call`` passes, as ``FunctionInfo.edge_args`` keeps it."""
         func = call.func
         if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
                 and func.value.id in self.index.classes):
             return None  # ``Net.build(self, ...)``: the first argument is ``self``
-        if not call.args and not call.keywords:
-            return _NOTHING_PASSED
         params = scope.function.flag_params
+        if not call.keywords:
+            for argument in call.args:
+                cls = argument.__class__
+                if (cls is ast.Starred or cls is ast.Constant and argument.value.__class__ is bool
+                        or cls is ast.Name and argument.id in params):
+                    break
+            else:
+                return len(call.args)  # positional arguments only, none of them known
         positional, open_ = [], False
         for argument in call.args:
             if argument.__class__ is ast.Starred:
@@ -1481,7 +1486,9 @@ class _Indexer:
                 open_ = True
             else:
                 keywords.append((keyword.arg, _passed_value(keyword.value, params)))
-        return tuple(positional), tuple(keywords), open_
+        passed = (tuple(positional), tuple(keywords), open_)
+        # Most calls pass the same: one tuple each, pickled once.
+        return self.passed.setdefault(passed, passed)
 
     def _traced_parameter(self, name: str, scope: _Scope, how: str) -> None:
         """``name``, handed to tf.function or a graph API (``how``), is a parameter of this
