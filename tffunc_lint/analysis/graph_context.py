@@ -149,7 +149,7 @@ class ProjectGraph:
         self._unknown_step_calls: Dict[bool, FrozenSet[str]] = {}
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
-        self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
+        self._by_stem: Optional[Dict[Tuple[str, str], List[ModuleIndex]]] = None
         self._star_importers: Dict[str, List[ModuleIndex]] = {}
 
     # -- tracing ----------------------------------------------------------------------------
@@ -625,10 +625,16 @@ class ProjectGraph:
         ``*``, and the scripts beside a module of a package that import it by its stem
         (``from latent import *`` beside ``latent.py``), as Python finds it when they run
         from their folder."""
-        if self._by_folder is None:
-            self._by_folder, self._star_importers = {}, {}
+        if self._by_stem is None:  # built once: module → the modules that import it so
+            self._by_stem, self._star_importers = {}, {}
             for other in self.by_path.values():
-                self._by_folder.setdefault(os.path.dirname(other.path), []).append(other)
+                folder = os.path.dirname(other.path)
+                heads = {target.partition(".")[0] for _, target in other.imports}
+                heads.update(target.partition(".")[0] for target in other.module_calls
+                             if "." in target)
+                heads.update(other.star_imports)
+                for head in heads:
+                    self._by_stem.setdefault((folder, head), []).append(other)
                 for base in other.star_imports:
                     self._star_importers.setdefault(base, []).append(other)
         found = [other for other in self._star_importers.get(index.module, ())
@@ -636,13 +642,8 @@ class ProjectGraph:
         stem = index.module.rpartition(".")[2]
         if stem == index.module:
             return found  # its module name is its stem: ``_importers_of`` has the others
-        prefix = stem + "."
-        return found + [
-            other for other in self._by_folder.get(os.path.dirname(index.path), ())
-            if other is not index and other not in found and (
-                stem in other.star_imports
-                or any(t == stem or t.startswith(prefix) for _, t in other.imports)
-                or any(t.startswith(prefix) for t in other.module_calls))]
+        return found + [other for other in self._by_stem.get(
+            (os.path.dirname(index.path), stem), ()) if other is not index and other not in found]
 
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the module-level code of ``index`` that never runs: of a whole
