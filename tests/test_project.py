@@ -242,6 +242,24 @@ def test_a_class_an_application_never_names_is_not_run(capsys):
     assert {(f["path"], f["line"], f["code"]) for f in findings} == expected
 
 
+def test_a_package_folder_of_scripts_runs_its_layers_as_its_scripts_do(capsys, tmp_path):
+    """The recommender's folder has an ``__init__.py``, but its scripts import the model
+    and the layer by their stems: the training script's eager loop runs them eagerly; once
+    it calls ``fit``, Keras traces the layer's ``call``."""
+    _, findings = lint_project_json(capsys, APP)
+    assert not [f for f in findings if "recsys" in f["path"]]
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    train = copy / "recsys" / "train.py"
+    train.write_text(train.read_text().replace(
+        "    optimizer = tf.keras.optimizers.Adam()\n",
+        "    model.compile('adam', 'mse')\n    model.fit(tf.ones((8, 4)), tf.ones((8, 4)))\n"
+        "    optimizer = tf.keras.optimizers.Adam()\n"))
+    _, findings = lint_project_json(capsys, copy)
+    assert [(os.path.basename(f["path"]), f["line"], f["code"]) for f in findings
+            if "recsys" in f["path"]] == [("layer.py", 8, "TFF301")]
+
+
 def _variational_findings(capsys, root):
     _, findings = lint_project_json(capsys, root)
     return [f["line"] for f in findings if f["path"].endswith("encoders.py")]

@@ -676,17 +676,28 @@ class ProjectGraph:
         return found
 
     def _part_of_programs(self, index: ModuleIndex) -> bool:
-        """``index`` is a module of a directory of scripts (not in a package) that only whole
-        programs import, or modules only they import in turn, none of which lets Keras run
-        its models: its classes run as those programs run them, eagerly (``model.py``
-        beside ``train.py``)."""
-        if "." in index.module or index.path.endswith(".ipynb"):
+        """``index`` is a module of a directory of scripts that only whole programs import,
+        or modules only they import in turn, none of which lets Keras run its models: its
+        classes run as those programs run them, eagerly (``model.py`` beside ``train.py``).
+        A directory of scripts is not in a package, or is a package's folder of an
+        application whose scripts import the module only by its stem (``from model import
+        Net`` beside it, ``__init__.py`` or not), as they do when run from there."""
+        if index.path.endswith(".ipynb"):
+            return False
+        if "." in index.module and (self._distributed is None
+                                    or self._distributed(index.path)):
             return False
         known = self._program_parts.get(index.path)
         if known is not None:
             return known
         self._program_parts[index.path] = False  # an import cycle proves nothing
-        importers = self._importers_of(index)
+        if "." in index.module:
+            importers = self._more_importers(index)
+            if self._importers_of(index) or any(index.module in other.star_imports
+                                                for other in importers):
+                importers = []  # imported by its package's name as well
+        else:
+            importers = self._importers_of(index)
         found = bool(importers) and all(
             (self.whole_program(other) or self._part_of_programs(other))
             and not self.runs_keras(other) for other in importers)
