@@ -283,7 +283,7 @@ class FunctionInfo:
     flag_params: Dict[str, Tuple[Optional[int], bool]] = field(default_factory=dict)
     """Its parameters that are flags: a ``True``/``False`` default, never rebound in its
     body (``def set_width(model, widths, actual=False)``), each as name → (position as a
-    caller passes it, without ``self``, or None for a keyword-only one; the default). None
+    caller passes it, without ``self``, or None for a keyword-only one; the default). Empty
     for a function whose decorators may change what its callers pass."""
     edge_args: Dict[int, Union[Tuple, int]] = field(default_factory=dict)
     """For a call (an edge by position, see ``edges``): what it passes, as ``(positional,
