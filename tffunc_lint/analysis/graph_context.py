@@ -150,7 +150,7 @@ class ProjectGraph:
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
         self._by_stem: Optional[Dict[Tuple[str, str], List[ModuleIndex]]] = None
-        self._star_importers: Dict[str, List[ModuleIndex]] = {}
+        self._by_star: Dict[str, List[ModuleIndex]] = {}
 
     # -- tracing ----------------------------------------------------------------------------
     def trace(self, seeds: Optional[Mapping[str, Traced]] = None) -> Dict[str, Traced]:
@@ -280,10 +280,12 @@ class ProjectGraph:
                 flags = reason.flags if same_self else ()
                 if flags:
                     flags = tuple(f for f in flags if "." in f[0])
-                callee = self.by_path[found[0]].functions[found[1]]
-                if callee.flag_params and how == CALLED:
-                    flags = tuple(sorted({*flags, *_passed_flags(
-                        callee, function.edge_args.get(position), reason.flags, target[0])}))
+                if how == CALLED and found not in eager:  # else ``add`` drops it unread
+                    callee = self.by_path[found[0]].functions[found[1]]
+                    if callee.flag_params:
+                        flags = tuple(sorted({*flags, *_passed_flags(
+                            callee, function.edge_args.get(position), reason.flags,
+                            target[0])}))
                 add(*found, TraceReason(f"{how} {function.qualname}", line,
                                         function=function.qualname, via=reason, path=path,
                                         once=once, fresh=position in function.fresh_edges,
@@ -622,28 +624,42 @@ class ProjectGraph:
 
     def _more_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         """Importers ``_importers_of`` does not count: those that import the module with
-        ``*``, and the scripts beside a module of a package that import it by its stem
-        (``from latent import *`` beside ``latent.py``), as Python finds it when they run
-        from their folder."""
-        if self._by_stem is None:  # built once: module → the modules that import it so
-            self._by_stem, self._star_importers = {}, {}
-            for other in self.by_path.values():
-                folder = os.path.dirname(other.path)
-                heads = {target.partition(".")[0] for _, target in other.imports}
-                heads.update(target.partition(".")[0] for target in other.module_calls
-                             if "." in target)
-                heads.update(other.star_imports)
-                for head in heads:
-                    self._by_stem.setdefault((folder, head), []).append(other)
-                for base in other.star_imports:
-                    self._star_importers.setdefault(base, []).append(other)
-        found = [other for other in self._star_importers.get(index.module, ())
-                 if other is not index]
+        ``*`` by its name (``_star_importers``) and the scripts beside it that import it by
+        its stem (``_stem_importers``)."""
+        stars = self._star_importers(index)
+        return stars + [other for other in self._stem_importers(index) if other not in stars]
+
+    def _star_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
+        self._index_other_imports()
+        return [other for other in self._by_star.get(index.module, ()) if other is not index]
+
+    def _stem_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
+        """The scripts beside a module of a package that import it by its stem (``from
+        latent import *`` beside ``latent.py``), as Python finds it when they run from their
+        folder; none for a module whose name is its stem (``_importers_of`` has them)."""
         stem = index.module.rpartition(".")[2]
         if stem == index.module:
-            return found  # its module name is its stem: ``_importers_of`` has the others
-        return found + [other for other in self._by_stem.get(
-            (os.path.dirname(index.path), stem), ()) if other is not index and other not in found]
+            return []
+        self._index_other_imports()
+        return [other for other in self._by_stem.get((os.path.dirname(index.path), stem), ())
+                if other is not index]
+
+    def _index_other_imports(self) -> None:
+        """Built once: (folder, first name of an import target) → the modules of that
+        folder that import it; a star import's module → the modules that import it so."""
+        if self._by_stem is not None:
+            return
+        self._by_stem, self._by_star = {}, {}
+        for other in self.by_path.values():
+            folder = os.path.dirname(other.path)
+            heads = {target.partition(".")[0] for _, target in other.imports}
+            heads.update(target.partition(".")[0] for target in other.module_calls
+                         if "." in target)
+            heads.update(other.star_imports)
+            for head in heads:
+                self._by_stem.setdefault((folder, head), []).append(other)
+            for base in other.star_imports:
+                self._by_star.setdefault(base, []).append(other)
 
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the module-level code of ``index`` that never runs: of a whole
@@ -691,11 +707,9 @@ class ProjectGraph:
         if known is not None:
             return known
         self._program_parts[index.path] = False  # an import cycle proves nothing
-        if "." in index.module:
-            importers = self._more_importers(index)
-            if self._importers_of(index) or any(index.module in other.star_imports
-                                                for other in importers):
-                importers = []  # imported by its package's name as well
+        if "." in index.module:  # none may import it by its package's name
+            importers = ([] if self._importers_of(index) or self._star_importers(index)
+                         else self._stem_importers(index))
         else:
             importers = self._importers_of(index)
         found = bool(importers) and all(
