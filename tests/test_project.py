@@ -314,6 +314,22 @@ def test_a_class_others_may_import_is_run_whoever_names_it(capsys, tmp_path):
         assert _unused_layer_findings(capsys, project) == [20]
 
 
+@pytest.mark.parametrize("text, lines", [
+    ("def reset(layer):\n    layer.reset_debug_vars()\n", []),  # a word of its own only
+    ("def score(model, x):\n    return model.eval(x)\n", []),  # a method, not the builtin
+    ("def make(name):\n    return globals()[name]()\n", [20]),
+    ("def make(name):\n    return eval(name)()\n", [20]),
+])
+def test_a_module_that_may_look_its_classes_up_may_run_any(capsys, tmp_path, text, lines):
+    """A module that may look a name up as it runs (``globals()[name]``, ``eval``) may
+    run the layer nothing names; names that only contain such a word do not count."""
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    layers = copy / "nets" / "layers.py"
+    layers.write_text(layers.read_text() + "\n\n" + text)
+    assert _unused_layer_findings(capsys, copy) == lines
+
+
 def test_the_graph_reads_the_functions_only_of_modules_it_follows_code_into():
     """The process joining a project holds every module's index: the functions of an
     unpickled index stay pickled until the call graph asks for them, and the graph asks
@@ -382,3 +398,49 @@ def test_workers_collect_garbage_cycles(monkeypatch):
     finally:
         workers.close()
     assert {result.fix_error for result in results} == {"True"}
+
+
+def _football_findings(capsys, root):
+    _, findings = lint_project_json(capsys, root)
+    return sorted((os.path.basename(f["path"]), f["line"], f["code"]) for f in findings
+                  if "football" in f["path"])
+
+
+@pytest.mark.parametrize("path, old, new", [
+    # the entry point no longer switches: the agent's step traces
+    ("football/train.py", "    tf.config.run_functions_eagerly(True)\n", ""),
+    # the entry point makes the agent before it switches: the agent's set-up may call it
+    ("football/train.py", "    tf.config.run_functions_eagerly(True)\n    agent = Agent()\n",
+     "    agent = Agent()\n    tf.config.run_functions_eagerly(True)\n"),
+    # the script's main guard no longer calls the entry point
+    ("football/train.py", "    train()\n", "    Agent().act(tf.ones([4]))\n"),
+    # a test imports the agent too, in a process that never switched
+    ("football/agent_test.py", "", "from football.agent import Agent\n\n\n"
+                                   "def test_act():\n    Agent().act([0.0] * 4)\n"),
+])
+def test_an_agent_only_eager_programs_run_does_not_trace(capsys, tmp_path, path, old, new):
+    """``train.py``'s entry point turns tf.function off for the process first thing, then
+    makes the agent, which nothing else imports: its decorated step runs as Python, and
+    ``.numpy()`` has a value. Where a process may run the step before the switch, or
+    without it, the step traces."""
+    assert _football_findings(capsys, APP) == []
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    target = copy / path
+    text = target.read_text() if target.exists() else ""
+    assert old in text
+    target.write_text(text.replace(old, new, 1) if old else new)
+    assert _football_findings(capsys, copy) == [("agent.py", 13, "TFF204")]
+
+
+def test_importing_a_module_that_switches_tf_function_off_runs_eagerly(capsys, tmp_path):
+    """``multi.py`` imports models that turn tf.function off as they are imported, from a
+    folder without ``__init__.py`` (``from shared.eager_models import dense_net``): its
+    decorated step runs as Python; without the import, it traces."""
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    multi = copy / "football" / "multi.py"
+    multi.write_text(multi.read_text().replace(
+        "from shared.eager_models import dense_net\n",
+        "\n\ndef dense_net():\n    return tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"))
+    assert _football_findings(capsys, copy) == [("multi.py", 17, "TFF204")]

@@ -109,6 +109,26 @@ def _namespace_parts(directory: str) -> Tuple[str, ...]:
     return ()
 
 
+@lru_cache(maxsize=4096)
+def folder_names(path: str, module: str) -> Tuple[str, ...]:
+    """Other names than ``module`` that the module at ``path`` may be imported by, through
+    the folders without ``__init__.py`` above it, nearest first, up to three (PEP 420, as
+    Python finds them when a folder up is on ``sys.path``): ``common/models.py`` →
+    ``common.models``. None for a module of a regular package's own folder."""
+    directory = os.path.dirname(os.path.abspath(path))
+    names: List[str] = []
+    name = module.rpartition(".")[2]
+    for _ in range(_NAMESPACE_DEPTH):
+        folder = os.path.basename(directory)
+        if os.path.isfile(os.path.join(directory, "__init__.py")) or not folder.isidentifier():
+            break
+        name = f"{folder}.{name}"
+        if name != module:
+            names.append(name)
+        directory = os.path.dirname(directory)
+    return tuple(names)
+
+
 def module_name_for(path: str) -> Tuple[str, bool]:
     """Dotted module name of a file from the ``__init__.py`` files above it, and whether it
     is a package's ``__init__``: ``pkg/sub/mod.py`` → (``pkg.sub.mod``, False)."""

@@ -203,6 +203,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             or keras_methods and (project.direct_steps != alone.direct_steps
                                   or dict(project.keras_classes) != dict(alone.keras_classes))
             or project.imported_names != alone.imported_names
+            or project.runs_eagerly != alone.runs_eagerly
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh}
             or _known_flags(project) != _known_flags(alone))

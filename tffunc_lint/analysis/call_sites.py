@@ -183,8 +183,8 @@ def call_sites(context) -> CallSites:
 
 def _analyse(context) -> CallSites:
     tree = context.tree
-    if tree is None:
-        return CallSites()
+    if tree is None or context.graph is not None and context.graph.runs_eagerly:
+        return CallSites()  # its tf.functions run as Python: they neither trace nor retrace
     lines = tf_function_lines(context)
     if not lines:
         return CallSites()

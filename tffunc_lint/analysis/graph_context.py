@@ -18,11 +18,12 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
                     Optional, Sequence, Set, Tuple, Union)
 
 from . import guards
+from ..files import folder_names
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE,
                            TF_FUNCTION, ClassInfo, Entry, FunctionInfo, FunctionKey, ModuleIndex,
                            Target, may_be_project_module)
-from .names import canonical, function_local_names, parameter_names
+from .names import IMPORT, canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
 Traced = Dict[FunctionKey, TraceReason]
@@ -49,6 +50,9 @@ class ModuleView(NamedTuple):
     """The module is a whole program (see ``ProjectGraph.whole_program``)."""
     imported_names: FrozenSet[str] = frozenset()
     """Names of the module that other linted modules import (tests included)."""
+    runs_eagerly: bool = False
+    """``tf.function`` is off for the process whenever the module's functions run (see
+    ``ProjectGraph.runs_eagerly``)."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -101,6 +105,13 @@ _KERAS_LAYER_PREFIXES = ("keras.layers.", "keras.engine.base_layer.", "keras.src
 _MAX_HOPS = 8
 
 
+def _folder_names(index: ModuleIndex) -> Tuple[str, ...]:
+    """See ``files.folder_names``; none for a notebook."""
+    if not index.module or index.path.endswith(".ipynb"):
+        return ()
+    return folder_names(index.path, index.module)
+
+
 def _keras_base_kind(qualified: str) -> Optional[str]:
     if qualified in _KERAS_MODELS:
         return "Model"
@@ -145,10 +156,28 @@ class ProjectGraph:
                 stem = index.module.rpartition(".")[2]
                 if stem != index.module:
                     self._stems[stem] = None if stem in self._stems else index
+        self._folder_names: Dict[str, Optional[ModuleIndex]] = {}
+        """Names that import a module through the folders without ``__init__.py`` above it,
+        as Python 3 finds them from a folder up (``from common.models import cnn`` for
+        ``common/models.py``; see ``files.folder_names``): name → module, None when two
+        claim it."""
+        for index in self.by_path.values():
+            for name in _folder_names(index):
+                if name not in self.by_module:
+                    self._folder_names[name] = (None if name in self._folder_names
+                                                else index)
+        self._named_by_folders: Dict[str, List[str]] = {}
+        for name, index in self._folder_names.items():
+            if index is not None:
+                self._named_by_folders.setdefault(index.path, []).append(name)
         self._predicates: Dict[Tuple, Optional[str]] = {}
         self._unknown_step_calls: Dict[bool, FrozenSet[str]] = {}
         self._importers: Optional[Dict[str, List[ModuleIndex]]] = None
         self._program_parts: Dict[str, bool] = {}
+        self._eager: Dict[str, bool] = {}
+        self._switching: Optional[FrozenSet[str]] = None
+        self._switches: Optional[bool] = None
+        """Some linted module turns ``tf.function`` off for its process."""
         self._by_stem: Optional[Dict[Tuple[str, str], List[ModuleIndex]]] = None
         self._by_star: Dict[str, List[ModuleIndex]] = {}
 
@@ -462,7 +491,9 @@ class ProjectGraph:
     def _split_anew(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            module = self.by_module.get(".".join(parts[:cut]))
+            prefix = ".".join(parts[:cut])
+            module = self.by_module.get(prefix) or (
+                self._folder_names.get(prefix) if cut > 1 else None)
             if module is not None:
                 return module, tuple(parts[cut:])
         if len(parts) > 1 and parts[0] not in self.by_module:
@@ -489,7 +520,7 @@ class ProjectGraph:
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
                           self.runs_keras(index), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
-                          self.imported_names(index))
+                          self.imported_names(index), self.runs_eagerly(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -527,13 +558,73 @@ class ProjectGraph:
                          if name in unknown or (name, cls.qualname) in calls)
 
     def runs_eagerly(self, index: ModuleIndex) -> bool:
-        """``index`` turns ``tf.function`` off for the process at module level
-        (``tf.config.run_functions_eagerly(True)``) and never on again: by the time its
-        functions can be called, the switch has run, so its ``tf.function``s and Keras steps
-        run as Python (TFF406 reports the switch); ``tf.data`` still traces the functions
-        it maps. Known from the module alone, as the flake8 plugin sees it (a program that
-        imports it and turns the switch back is not followed)."""
-        return index.switches_eager_on and not index.switches_eager_off
+        """By the time the functions of ``index`` can be called, ``tf.function`` is off for
+        the process (``tf.config.run_functions_eagerly(True)``), and the module never turns
+        it on again: its ``tf.function``s and Keras steps run as Python (TFF406 reports the
+        switch); ``tf.data`` still traces the functions it maps. So it is when the module
+        turns it off as it is imported (at module level, or by calling a function of its own
+        that does so first thing), or imports a module that does (``_switched_on_import``);
+        when it is a whole program whose main guard turns it off; and when it is part of an
+        application (not of a distribution others install) that only such modules and
+        programs import (a training script's ``def train():
+        tf.config.run_functions_eagerly(True)`` before it makes the agent of ``agent.py``).
+        A program that imports the module and turns the switch back is not followed."""
+        if index.switches_eager_off:
+            return False
+        if index.switches_eager_on:
+            return True
+        if self._switches is None:
+            self._switches = any(other.switches_eager_on or other.switches_eager_as_program
+                                 for other in self.by_path.values())
+        known = self._eager.get(index.path) if self._switches else False
+        if known is None:
+            self._eager[index.path] = False  # an import cycle proves nothing
+            known = self._eager[index.path] = (
+                index.path in self._switched_on_import()
+                or index.switches_eager_as_program and self.whole_program(index)
+                or self._imported_only_eagerly(index))
+        return known
+
+    def _switched_on_import(self) -> FrozenSet[str]:
+        """The modules whose import turns ``tf.function`` off for the process: those that
+        switch it at module level, and those whose module-level statements import one of
+        them (none that turns it back on). Built once, from the switching modules out."""
+        if self._switching is None:
+            found = {index.path for index in self.by_path.values()
+                     if index.switches_eager_on and not index.switches_eager_off}
+            queue = deque(self.by_path[path] for path in found)
+            while queue:
+                switching = queue.popleft()
+                for other in self._importers_of(switching) + self._stem_importers(switching):
+                    if (other.path not in found and not other.switches_eager_off
+                            and any(module is switching
+                                    for module in self._imported_at_import(other))):
+                        found.add(other.path)
+                        queue.append(other)
+            self._switching = frozenset(found)
+        return self._switching
+
+    def _imported_at_import(self, index: ModuleIndex) -> List[ModuleIndex]:
+        """The linted modules that module-level statements of ``index``, outside any block,
+        import (``from common.models import cnn``, ``import common.models as models``)."""
+        found = []
+        for binding in index.bindings:
+            if binding[2] == IMPORT and binding[4]:
+                module = self.by_module.get(binding[3]) or self._split(binding[3])[0]
+                if module is not None:
+                    found.append(module)
+        return found
+
+    def _imported_only_eagerly(self, index: ModuleIndex) -> bool:
+        """``index`` is a module of an application, not a program of its own, and every
+        linted module importing it runs eagerly (``runs_eagerly``)."""
+        if index.runs_as_program or index.path.endswith(".ipynb"):
+            return False
+        if "." in index.module and (self._distributed is None
+                                    or self._distributed(index.path)):
+            return False
+        importers = self._importers_of(index) + self._more_importers(index)
+        return bool(importers) and all(self.runs_eagerly(other) for other in importers)
 
     def _run_by_project(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
         """``key`` is a step method that the project's own loop runs (see
@@ -603,7 +694,11 @@ class ProjectGraph:
         modules that share a name (``network.py`` beside the training scripts and another in
         ``pseudocode/``), a script imports the one in its own folder, which Python puts
         first on ``sys.path``; an importer in a folder of neither may import either."""
-        found = [other for other in self._imports().get(index.module, ()) if other is not index]
+        imports = self._imports()
+        found = [other for other in imports.get(index.module, ()) if other is not index]
+        for name in self._named_by_folders.get(index.path, ()):
+            found.extend(other for other in imports.get(name, ())
+                         if other is not index and other not in found)
         folders = self._folders.get(index.module)
         if not folders:
             return found
@@ -883,8 +978,12 @@ class GraphContext:
                  names: Optional[Mapping[str, str]] = None, runs_keras: bool = True,
                  direct_steps: FrozenSet[str] = frozenset(),
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
-                 whole_program: bool = False, imported_names: FrozenSet[str] = frozenset()):
+                 whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
+                 runs_eagerly: bool = False):
         self.index = index
+        self.runs_eagerly = runs_eagerly
+        """``tf.function`` is off for the process whenever this module's functions run: its
+        own ``tf.function``s neither trace nor retrace."""
         self.direct_steps = direct_steps
         """Keras step methods of this module that project code calls itself."""
         self.keras_classes: Mapping[str, Tuple[str, FrozenSet[str]]] = keras_classes or {}
@@ -917,7 +1016,7 @@ class GraphContext:
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
-                          self.imported_names)
+                          self.imported_names, self.runs_eagerly)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

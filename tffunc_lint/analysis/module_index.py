@@ -141,6 +141,40 @@ def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
     return isinstance(value, ast.Constant) and value.value is True
 
 
+def _eager_switches(tree: ast.Module, names: NameTable) -> Tuple[bool, bool]:
+    """Whether the module turns ``tf.function`` off for the process (see
+    ``_switches_eager_on``) as it is imported, and as it runs as a program (its main
+    guard). A call of a module-level function counts when the function switches before it
+    calls anything (``def train(): tf.config.run_functions_eagerly(True)``, then
+    ``train()``): what the call runs runs after the switch."""
+    switching = {node.name for node in tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and _switches_first(node.body, names)}
+
+    def switches(statement: ast.stmt) -> bool:
+        if _switches_eager_on(statement, names):
+            return True
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in switching)
+
+    on_import = any(switches(statement) for statement in tree.body)
+    as_program = any(switches(inner) for statement in tree.body if is_main_guard(statement)
+                     for inner in statement.body)
+    return on_import, as_program
+
+
+def _switches_first(body: Sequence[ast.stmt], names: NameTable) -> bool:
+    """A statement of ``body`` turns ``tf.function`` off, and no statement before it calls
+    anything."""
+    for statement in body:
+        if _switches_eager_on(statement, names):
+            return True
+        if any(node.__class__ is ast.Call for node in walk_nodes(statement)):
+            return False
+    return False
+
+
 CALLED, PASSED = "called from", "passed to a call in"
 #: Where Keras's own model classes come from, as the index resolves imports.
 KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.")
@@ -561,6 +595,10 @@ class ModuleIndex:
     (``tf.config.run_functions_eagerly(True)``): once the module is imported."""
     switches_eager_off: bool = False
     """Some code of the module turns it on again (``run_functions_eagerly(False)``)."""
+    switches_eager_as_program: bool = False
+    """The module's main guard turns ``tf.function`` off for the process, or calls a
+    function of the module that does so first thing (``def train():
+    tf.config.run_functions_eagerly(True)``): when the module runs as a program."""
     star_imports: List[str] = field(default_factory=list)
     """Modules the module's code imports every public name of (``from utils import *``)."""
     runs_as_program: bool = False
@@ -649,10 +687,11 @@ class ModuleIndex:
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
-        index.switches_eager_on = any(
-            _switches_eager_on(statement, index.names) for statement in tree.body)
-        index.switches_eager_off = any(EAGER_SWITCH_OFF.search(line) for line in lines
-                                       if "functions_eagerly" in line)
+        switch_lines = [line for line in lines if "functions_eagerly" in line]
+        if switch_lines:
+            index.switches_eager_on, index.switches_eager_as_program = _eager_switches(
+                tree, index.names)
+            index.switches_eager_off = any(map(EAGER_SWITCH_OFF.search, switch_lines))
         return index
 
 
@@ -1798,9 +1837,10 @@ def may_be_project_module(target: str) -> bool:
     return top not in _LIBRARIES and top not in _STANDARD_LIBRARY
 
 
-#: Text of code that may look a module's names up as it runs (``globals()[name]``).
-_NAME_LOOKUPS = ("globals", "vars(", "locals", "eval(", "exec(", "__subclasses__", "sys.modules",
-                 "__dict__")
+#: Text of code that may look a module's names up as it runs (``globals()[name]``), each a
+#: word of its own: ``reset_debug_vars()`` and ``model.eval()`` look nothing up.
+_NAME_LOOKUP = re.compile(r"\b(?:globals|locals)\b|(?<![\w.])(?:vars|eval|exec)\s*\(|"
+                          r"__subclasses__|\bsys\.modules\b|__dict__")
 
 
 def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str, int, int], ...]:
@@ -1814,12 +1854,12 @@ def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str,
     found = tuple((statement.name, statement.lineno, statement.end_lineno)
                   for statement in classes if not _named_outside(
                       text, starts, statement.name, [(statement.lineno, statement.end_lineno)]))
-    return () if found and any(lookup in text for lookup in _NAME_LOOKUPS) else found
+    return () if found and _NAME_LOOKUP.search(text) else found
 
 
 def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
     """See ``ModuleIndex.star_names``."""
-    if any(lookup in line for line in lines for lookup in _NAME_LOOKUPS):
+    if any(map(_NAME_LOOKUP.search, lines)):
         return None
     first_read: Dict[str, int] = {}
     for node in ast.walk(tree):
