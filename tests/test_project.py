@@ -444,3 +444,53 @@ def test_importing_a_module_that_switches_tf_function_off_runs_eagerly(capsys, t
         "from shared.eager_models import dense_net\n",
         "\n\ndef dense_net():\n    return tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"))
     assert _football_findings(capsys, copy) == [("multi.py", 17, "TFF204")]
+
+
+_DETECTOR = {
+    "detection/utils/misc.py": (
+        "import tensorflow as tf\n\n\n"
+        "def pad_shapes(meta):\n"
+        "    return tf.cast(meta, tf.int32).numpy()\n"),
+    "detection/models/heads.py": (
+        "import tensorflow as tf\n\n"
+        "from detection.utils.misc import pad_shapes\n\n\n"
+        "class Head(tf.keras.layers.Layer):\n"
+        "    def call(self, x):\n"
+        "        return x * float(pad_shapes(x).sum())\n"),
+    "train_detector.py": (
+        "import tensorflow as tf\n\n"
+        "from detection.models.heads import Head\n\n"
+        "print(tf.__version__)\n"
+        "model = Head()\n"
+        "for step in range(10):\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        loss = tf.reduce_mean(model(tf.ones((2, 4))))\n"),
+}
+
+
+@pytest.mark.parametrize("extra, found", [
+    ({}, []),
+    # the script lets Keras run the model
+    ({"train_detector.py": "model.compile('adam', 'mse')\n"
+                           "model.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n"},
+     [("misc.py", 5, "TFF204")]),
+    # a distribution: others may import the layer and fit it
+    ({"pyproject.toml": '[project]\nname = "detection"\n'}, [("misc.py", 5, "TFF204")]),
+    # a module imports the script: its code is not all that uses what it makes
+    ({"evaluate.py": "import train_detector\n"}, [("misc.py", 5, "TFF204")]),
+])
+def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
+        capsys, tmp_path, extra, found):
+    """A training script that does its work at module level (a loop, ``print``), which
+    nothing imports, of an application: the layer it calls in an eager loop runs eagerly,
+    and so does the helper the layer's module imports through folders without
+    ``__init__.py``; once it calls ``fit``, Keras traces the layer."""
+    for name, text in _DETECTOR.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    for name, text in extra.items():
+        path = tmp_path / name
+        path.write_text((path.read_text() if path.exists() else "") + text)
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
+                  for f in findings) == found

@@ -689,6 +689,21 @@ class ProjectGraph:
         stem = index.module.rpartition(".")[2]
         return not self._importers_of(index) and (stem == index.module or stem not in importers)
 
+    def script(self, index: ModuleIndex) -> bool:
+        """``index`` is a whole program (``whole_program``), or a script of an application
+        (part of no distribution) that does its work at module level
+        (``ModuleIndex.works_at_module_level``: ``print(tf.__version__)``, a training
+        loop) and that no linted module imports: its own code is all that uses the
+        classes it makes."""
+        if self.whole_program(index):
+            return True
+        if (not index.works_at_module_level or self._distributed is None
+                or self._distributed(index.path) or self._importers_of(index)
+                or self._more_importers(index)):
+            return False
+        stem = index.module.rpartition(".")[2]
+        return stem == index.module or stem not in self._imports()
+
     def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The other linted modules that import ``index`` by its module name. Of scripts'
         modules that share a name (``network.py`` beside the training scripts and another in
@@ -787,7 +802,7 @@ class ProjectGraph:
         return found
 
     def _part_of_programs(self, index: ModuleIndex) -> bool:
-        """``index`` is a module of a directory of scripts that only whole programs import,
+        """``index`` is a module of a directory of scripts that only programs (``script``) import,
         or modules only they import in turn, none of which lets Keras run its models: its
         classes run as those programs run them, eagerly (``model.py`` beside ``train.py``).
         A directory of scripts is not in a package, or is a package's folder of an
@@ -808,23 +823,23 @@ class ProjectGraph:
         else:
             importers = self._importers_of(index)
         found = bool(importers) and all(
-            (self.whole_program(other) or self._part_of_programs(other))
+            (self.script(other) or self._part_of_programs(other))
             and not self.runs_keras(other) for other in importers)
         self._program_parts[index.path] = found
         return found
 
     def runs_keras(self, index: ModuleIndex) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
-        always for a module others may import; for a whole program (a notebook, a script
-        nothing imports) or a module only such programs import (``_part_of_programs``),
-        only when
+        always for a module others may import; for a program (a notebook, a script nothing
+        imports, see ``script``) or a module only such programs import
+        (``_part_of_programs``), only when
         it builds a model from symbolic inputs, exports one (``tf.saved_model.save``, or
         ``save``/``export`` of a name bound to a possible Keras model), calls ``fit``,
         ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
         code of its own (a ``tf.function`` training step that calls the model). A notebook
         that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
         is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
-        if (not self.whole_program(index) and not self._part_of_programs(index)
+        if (not self.script(index) and not self._part_of_programs(index)
                 or index.builds_keras_graphs or any(
                     self._may_be_keras(index, ("class", run))
                     for run in index.keras_run_classes)):

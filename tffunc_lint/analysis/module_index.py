@@ -604,6 +604,10 @@ class ModuleIndex:
     runs_as_program: bool = False
     """The module runs as a program: it has ``if __name__ == "__main__":``, or parses
     its command line at module level (``args = parser.parse_args()``)."""
+    works_at_module_level: bool = False
+    """Module-level statements, outside any block, call something or loop
+    (``print(tf.__version__)``, ``for epoch in range(100):``): the module does its work
+    as it runs, as a script does (``ProjectGraph.script``)."""
     off_flags: Set[str] = field(default_factory=set)
     """Module-level names bound once, to a constant that is false (``DEBUG = False``), and
     bound nowhere else (no function declares them ``global``): code under ``if DEBUG:``
@@ -676,6 +680,7 @@ class ModuleIndex:
               ) -> "ModuleIndex":
         index = cls(path=path, module=module)
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
+        index.works_at_module_level = any(_does_work(statement) for statement in tree.body)
         index.off_flags = _off_flags(tree, lines)
         if path.endswith(".ipynb"):
             index.unnamed = _unnamed(tree, lines)
@@ -870,6 +875,8 @@ class _Scope:
         """Names bound to collections of datasets (see ``_Indexer._dataset_value``)."""
         self.instances: Dict[str, str] = {}
         self.chosen: Dict[str, List[ast.expr]] = {}
+        self.partials: Dict[str, Target] = {}
+        """Names bound to ``functools.partial(f, ...)``: calling them runs ``f``."""
         """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
@@ -899,7 +906,7 @@ class _Scope:
     def _copy(self, edges: bool) -> "_Scope":
         scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
-        scope.dataset_groups = self.dataset_groups
+        scope.dataset_groups, scope.partials = self.dataset_groups, self.partials
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
         scope.known_false, scope.aliases = self.known_false, self.aliases
         scope.reader = self.reader
@@ -1257,6 +1264,11 @@ class _Indexer:
                 scope.chosen[node.targets[0].id] = [value.body, value.orelse]
             else:
                 scope.chosen.pop(node.targets[0].id, None)
+            made = self._partial(value, scope)
+            if made is not None:
+                scope.partials[node.targets[0].id] = made
+            else:
+                scope.partials.pop(node.targets[0].id, None)
         if scope.function is not None and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -1425,11 +1437,14 @@ class _Indexer:
             # A function handed to another call (tf.nest.map_structure(fn, ...)) runs there,
             # unless that callee hands it to tf.py_function (settled by the call graph), or
             # the call starts a process or thread to run it (outside any trace).
+            # ``functools.partial(f, ...)`` runs nothing: what it makes runs where it goes.
             positions = None
             elsewhere = (qualified or ast_dotted_name(func) or "").rpartition(".")[2] in (
-                _RUNS_ELSEWHERE)
+                _RUNS_ELSEWHERE) or qualified == "functools.partial"
             for argument in arguments if not elsewhere else ():
-                if isinstance(argument, (ast.Name, ast.Attribute)):
+                if isinstance(argument, (ast.Name, ast.Attribute)) or (
+                        argument.__class__ is ast.Call
+                        and self._partial(argument, scope) is not None):
                     target = self._callable(argument, scope)
                     if target is not None:
                         if positions is None:
@@ -1629,9 +1644,19 @@ class _Indexer:
             return f"@{dotted}"
         return None
 
+    def _partial(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
+        """What calling ``functools.partial(f, ...)`` runs: ``f``."""
+        if node.__class__ is ast.Call and node.args and (
+                self._qualified(node.func) == "functools.partial"):
+            return self._callable(node.args[0], scope)
+        return None
+
     def _callable(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
         """What calling ``node`` runs, as far as this module can tell."""
         if isinstance(node, ast.Name):
+            made = scope.partials.get(node.id) if scope.partials else None
+            if made is not None:
+                return made
             key = scope.lookup(node.id)
             if key is not None:
                 return ("local", key)
@@ -1655,9 +1680,7 @@ class _Indexer:
                 return ("method", value.id, node.attr)
             qualified = self._qualified(node)
             return ("external", qualified) if qualified else None
-        if isinstance(node, ast.Call) and self._qualified(node.func) == "functools.partial":
-            return self._callable(node.args[0], scope) if node.args else None
-        return None
+        return self._partial(node, scope)
 
     def _class_ref(self, node: ast.expr) -> Optional[Target]:
         dotted = ast_dotted_name(node)
@@ -1931,6 +1954,13 @@ def _starts_program(statement: ast.stmt) -> bool:
             and value.func.attr in ("parse_args", "parse_known_args")):
         return True
     return is_main_guard(statement)
+
+
+def _does_work(statement: ast.stmt) -> bool:
+    """A module-level loop, or a call as a statement of its own."""
+    cls = statement.__class__
+    return (cls is ast.For or cls is ast.While or cls is ast.AsyncFor
+            or cls is ast.Expr and statement.value.__class__ is ast.Call)
 
 
 def is_main_guard(statement: ast.stmt) -> bool:
