@@ -161,7 +161,7 @@ class ProjectGraph:
         as Python 3 finds them from a folder up (``from common.models import cnn`` for
         ``common/models.py``; see ``files.folder_names``): name → module, None when two
         claim it."""
-        for index in self.by_path.values():
+        for index in self.by_path.values() if len(self.by_path) > 1 else ():
             for name in _folder_names(index):
                 if name not in self.by_module:
                     self._folder_names[name] = (None if name in self._folder_names
