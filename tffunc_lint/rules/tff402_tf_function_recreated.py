@@ -182,6 +182,7 @@ class _Scanner:
         self.parents: List[ast.AST] = []
         self.tree = context.tree
         self._calls = None
+        self._defs: Optional[Dict[str, ast.AST]] = None
 
     def _eager_test(self, test: ast.expr) -> bool:
         """``tf.executing_eagerly()``, alone or as one operand of ``or``."""
@@ -286,9 +287,37 @@ class _Scanner:
             return _ON_THE_SPOT if frame.node is not None or frame.loops else None
         if frame.loops and not guarded:
             _, bound = frame.loops[-1]
-            if not (_read_names(created) & bound):
+            wrapped = self._module_defs().get(
+                created.args[0].id) if created.args and isinstance(
+                    created.args[0], ast.Name) else None
+            if not (_read_names(created) & bound) and not (
+                    wrapped is not None and self._needed_anew(wrapped, bound)):
                 return _IN_LOOP
         return None
+
+    def _module_defs(self) -> Dict[str, ast.AST]:
+        if self._defs is None:
+            self._defs = {node.name: node for node in self.tree.body
+                          if isinstance(node, _FUNCTIONS)}
+        return self._defs
+
+    def _needed_anew(self, function: ast.AST, bound: Set[str]) -> bool:
+        """The function, or a module-level function it names, reads a name that is not its
+        own and that the loop binds again (``generator = new_generator`` for a step that
+        reads the global ``generator``): a ``tf.function`` made once would keep what its
+        first trace read, so making one on each pass is how the new value gets in."""
+        defs, seen, queue = self._module_defs(), {id(function)}, [function]
+        while queue:
+            current = queue.pop()
+            own = function_local_names(current)
+            for name in _read_names(current) - own:
+                if name in bound:
+                    return True
+                called = defs.get(name)
+                if called is not None and id(called) not in seen and len(seen) < _MAX_READ:
+                    seen.add(id(called))
+                    queue.append(called)
+        return False
 
     def _definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
         """A def decorated with tf.function: one event per such decorator."""
@@ -311,9 +340,11 @@ class _Scanner:
 
     def _judge_definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> Optional[str]:
         if frame.loops and not guarded:
-            loop, _ = frame.loops[-1]
+            loop, bound = frame.loops[-1]
             called, _, escapes = _uses(loop, node.name, node)
-            return _NESTED_LOOP if called and not escapes else None
+            if not called or escapes or self._needed_anew(node, bound):
+                return None
+            return None if _fresh_objects_passed(loop, node) else _NESTED_LOOP
         if not isinstance(frame.node, _FUNCTIONS) or frame.once_or_unknown:
             return None
         called, in_loop, escapes = _uses(frame.node, node.name, node)
@@ -335,6 +366,62 @@ class _Scanner:
             self._calls = _call_counts(self.tree)
         once, repeated = self._calls
         return name in repeated or once.get(name, 0) > 1
+
+
+#: How many module-level functions ``_needed_anew`` reads through.
+_MAX_READ = 16
+#: Attributes of a model, layer or optimizer (not of a tensor) that a function reads from a
+#: parameter holding one: its weights, or ``apply_gradients``.
+_OBJECT_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights", "variables",
+                                "weights", "layers", "apply_gradients",
+                                "non_trainable_variables", "non_trainable_weights"})
+
+
+def _fresh_objects_passed(loop: ast.AST, function: ast.AST) -> bool:
+    """A call of ``function`` in ``loop`` passes, for a parameter that holds a model, a
+    layer or an optimizer (the function calls it, or reads its weights), a name the loop's
+    own body binds on each pass to what a call returns (``model = build(params)``, not in
+    an inner loop): every pass gives the ``tf.function`` new objects, which retrace it
+    anyway (their traces are keyed on the object), so one made once could reuse nothing."""
+    parameters = [a.arg for a in function.args.posonlyargs + function.args.args]
+    objects = set()
+    for node in walk_nodes(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            objects.add(node.func.id)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.attr in _OBJECT_ATTRIBUTES):
+            objects.add(node.value.id)
+    objects &= set(parameters)
+    if not objects:
+        return False
+    made = _made_each_pass(loop)
+    for node in walk_nodes(loop):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == function.name):
+            continue
+        passed = list(zip(parameters, node.args)) + [
+            (k.arg, k.value) for k in node.keywords if k.arg]
+        if any(name in objects and isinstance(value, ast.Name) and value.id in made
+               for name, value in passed):
+            return True
+    return False
+
+
+def _made_each_pass(loop: ast.AST) -> Set[str]:
+    """Names the loop's own statements (in blocks, not in an inner loop or def) bind to what
+    a call returns (``model = build(params)``, ``a, b = make()``)."""
+    found: Set[str] = set()
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for target in node.targets:
+                found.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
+        if isinstance(node, _LOOPS + _FUNCTIONS + (ast.ClassDef,)):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(node, name, ()) or ())
+    return found
 
 
 #: Methods that run on every step of a model or layer.
@@ -426,7 +513,13 @@ class TfFunctionRecreated(Rule):
     (`self.step = step`, a cache), passed to another function, or called inside a loop of
     the enclosing function (made once per call, reused many times). `tf.function(g)` in a
     loop is not reported when `g` changes with the loop (`for g in fns: tf.function(g)`) or
-    under a cache check (`if key not in cache:`). Nor is `tf.function(g)()` called with no
+    under a cache check (`if key not in cache:`). Nor is a `tf.function` made in a loop whose
+    passes give it what a trace made once could not reuse: a model, layer or optimizer the
+    pass builds and passes to it (`model = build(params)` then `train_one_step(model, x,
+    y)`, where the function calls `model` or reads its weights: each model object traces
+    anew anyway), or a name the pass binds again that the function, or a module-level
+    function it names, reads (`generator = grown` for a step that reads the global
+    `generator`: a `tf.function` made once would keep the first trace's). Nor is `tf.function(g)()` called with no
     arguments under `if tf.executing_eagerly():` where `g` is a def of the enclosing function
     that reads its locals: a graph of that call's own values, made to run them as one graph
     in eager mode (as TensorFlow's collective ops do); made once, it would read the first
