@@ -182,7 +182,6 @@ class _Scanner:
         self.parents: List[ast.AST] = []
         self.tree = context.tree
         self._calls = None
-        self._defs: Optional[Dict[str, ast.AST]] = None
 
     def _eager_test(self, test: ast.expr) -> bool:
         """``tf.executing_eagerly()``, alone or as one operand of ``or``."""
@@ -287,37 +286,9 @@ class _Scanner:
             return _ON_THE_SPOT if frame.node is not None or frame.loops else None
         if frame.loops and not guarded:
             _, bound = frame.loops[-1]
-            wrapped = self._module_defs().get(
-                created.args[0].id) if created.args and isinstance(
-                    created.args[0], ast.Name) else None
-            if not (_read_names(created) & bound) and not (
-                    wrapped is not None and self._needed_anew(wrapped, bound)):
+            if not (_read_names(created) & bound):
                 return _IN_LOOP
         return None
-
-    def _module_defs(self) -> Dict[str, ast.AST]:
-        if self._defs is None:
-            self._defs = {node.name: node for node in self.tree.body
-                          if isinstance(node, _FUNCTIONS)}
-        return self._defs
-
-    def _needed_anew(self, function: ast.AST, bound: Set[str]) -> bool:
-        """The function, or a module-level function it names, reads a name that is not its
-        own and that the loop binds again (``generator = new_generator`` for a step that
-        reads the global ``generator``): a ``tf.function`` made once would keep what its
-        first trace read, so making one on each pass is how the new value gets in."""
-        defs, seen, queue = self._module_defs(), {id(function)}, [function]
-        while queue:
-            current = queue.pop()
-            own = function_local_names(current)
-            for name in _read_names(current) - own:
-                if name in bound:
-                    return True
-                called = defs.get(name)
-                if called is not None and id(called) not in seen and len(seen) < _MAX_READ:
-                    seen.add(id(called))
-                    queue.append(called)
-        return False
 
     def _definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> None:
         """A def decorated with tf.function: one event per such decorator."""
@@ -342,7 +313,7 @@ class _Scanner:
         if frame.loops and not guarded:
             loop, bound = frame.loops[-1]
             called, _, escapes = _uses(loop, node.name, node)
-            if not called or escapes or self._needed_anew(node, bound):
+            if not called or escapes:
                 return None
             return None if _fresh_objects_passed(loop, node) else _NESTED_LOOP
         if not isinstance(frame.node, _FUNCTIONS) or frame.once_or_unknown:
@@ -368,8 +339,6 @@ class _Scanner:
         return name in repeated or once.get(name, 0) > 1
 
 
-#: How many module-level functions ``_needed_anew`` reads through.
-_MAX_READ = 16
 #: Attributes of a model, layer or optimizer (not of a tensor) that a function reads from a
 #: parameter holding one: its weights, or ``apply_gradients``.
 _OBJECT_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights", "variables",
@@ -517,9 +486,8 @@ class TfFunctionRecreated(Rule):
     passes give it what a trace made once could not reuse: a model, layer or optimizer the
     pass builds and passes to it (`model = build(params)` then `train_one_step(model, x,
     y)`, where the function calls `model` or reads its weights: each model object traces
-    anew anyway), or a name the pass binds again that the function, or a module-level
-    function it names, reads (`generator = grown` for a step that reads the global
-    `generator`: a `tf.function` made once would keep the first trace's). Nor is `tf.function(g)()` called with no
+    anew in any `tf.function`). One that reads such objects as globals or closures is
+    reported: made once, it could take them as arguments, or reuse them. Nor is `tf.function(g)()` called with no
     arguments under `if tf.executing_eagerly():` where `g` is a def of the enclosing function
     that reads its locals: a graph of that call's own values, made to run them as one graph
     in eager mode (as TensorFlow's collective ops do); made once, it would read the first
