@@ -9,7 +9,7 @@ from typing import FrozenSet, Optional
 from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.guarded_code import in_eager_branch
-from ..analysis.names import ast_dotted_name, dotted_name
+from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
 from ..analysis.patterns import words
 from ..rule import Rule
 from ..analysis.ast_walk import walk_nodes
@@ -171,7 +171,9 @@ class PythonRandomnessOrClock(Rule):
     are flagged whatever they are used for, except a draw that seeds TensorFlow's random ops
     (`seed=random.randint(0, 2**31)`, `seed = random.randrange(...)`, returned by a function
     whose name says it makes seeds) and one wrapped in `tf.constant(...)`: both are meant to
-    be fixed for the graph.
+    be fixed for the graph. Nor is a value assigned only to local names that the traced
+    function never reads (`batch_z = np.random.uniform(...)` left in a step that samples
+    with `tf.random.normal`): a frozen value nothing uses changes nothing.
 
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
@@ -209,6 +211,8 @@ class PythonRandomnessOrClock(Rule):
         if kind == "random" and _seed_or_constant(node, self.context.ancestors,
                                                   self.context.qualified_name):
             return
+        if self._never_read():
+            return
         spelled = (f"{dotted_name(node.func)}()" if qualified else
                    f"{cst.Module(body=[]).code_for_node(node.func)}() on an unseeded generator")
         if kind == "random":
@@ -222,6 +226,28 @@ class PythonRandomnessOrClock(Rule):
                        f"into the graph as a constant; {_RANDOM_FIX}, or tf.py_function on "
                        "purpose")
         self.report(node, message)
+
+    def _never_read(self) -> bool:
+        """The value goes only to local names that the traced function never reads
+        (``batch_z = np.random.uniform(...)`` left over from a copied GAN step, while the
+        step samples with ``tf.random.normal``): a frozen value nothing uses does no harm."""
+        function = self.context.function
+        if function is None or function.node is None:
+            return False
+        statement = next((a for a in reversed(self.context.ancestors)
+                          if isinstance(a, (cst.Assign, cst.SimpleStatementLine,
+                                            cst.BaseCompoundStatement))), None)
+        if not isinstance(statement, cst.Assign):
+            return False
+        targets = set()
+        for target in statement.targets:
+            if not isinstance(target.target, cst.Name):
+                return False  # an attribute, a subscript, an unpacking: it may be read elsewhere
+            targets.add(target.target.value)
+        if not targets <= function_local_names(function.node):
+            return False  # a global, or a name of an enclosing function: read elsewhere
+        return not any(isinstance(n, ast.Name) and n.id in targets
+                       and isinstance(n.ctx, ast.Load) for n in walk_nodes(function.node))
 
     def _draws_from_unseeded_generator(self, node: cst.Call) -> bool:
         """``np.random.default_rng().normal()``, or ``rng.normal()`` where this function
