@@ -114,7 +114,8 @@ def folder_names(path: str, module: str) -> Tuple[str, ...]:
     """Other names than ``module`` that the module at ``path`` may be imported by, through
     the folders without ``__init__.py`` above it, nearest first, up to three (PEP 420, as
     Python finds them when a folder up is on ``sys.path``): ``common/models.py`` →
-    ``common.models``. None for a module of a regular package's own folder."""
+    ``common.models``. None for a module of a regular package's own folder (its
+    package names it)."""
     directory = os.path.dirname(os.path.abspath(path))
     names: List[str] = []
     name = module.rpartition(".")[2]

@@ -712,8 +712,9 @@ class ProjectGraph:
         imports = self._imports()
         found = [other for other in imports.get(index.module, ()) if other is not index]
         for name in self._named_by_folders.get(index.path, ()):
+            seen = {id(other) for other in found}  # by identity: an index compares by value
             found.extend(other for other in imports.get(name, ())
-                         if other is not index and other not in found)
+                         if other is not index and id(other) not in seen)
         folders = self._folders.get(index.module)
         if not folders:
             return found
@@ -737,7 +738,8 @@ class ProjectGraph:
         ``*`` by its name (``_star_importers``) and the scripts beside it that import it by
         its stem (``_stem_importers``)."""
         stars = self._star_importers(index)
-        return stars + [other for other in self._stem_importers(index) if other not in stars]
+        seen = {id(other) for other in stars}  # by identity: an index compares by value
+        return stars + [other for other in self._stem_importers(index) if id(other) not in seen]
 
     def _star_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         self._index_other_imports()

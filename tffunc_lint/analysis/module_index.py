@@ -875,9 +875,9 @@ class _Scope:
         """Names bound to collections of datasets (see ``_Indexer._dataset_value``)."""
         self.instances: Dict[str, str] = {}
         self.chosen: Dict[str, List[ast.expr]] = {}
+        """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.partials: Dict[str, Target] = {}
         """Names bound to ``functools.partial(f, ...)``: calling them runs ``f``."""
-        """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
         """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""

@@ -311,7 +311,7 @@ class _Scanner:
 
     def _judge_definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> Optional[str]:
         if frame.loops and not guarded:
-            loop, bound = frame.loops[-1]
+            loop, _ = frame.loops[-1]
             called, _, escapes = _uses(loop, node.name, node)
             if not called or escapes:
                 return None
