@@ -215,11 +215,18 @@ def test_keras_layers_of_a_notebook_trained_eagerly_are_not_traced(tmp_path, cap
 def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsys):
     path = tmp_path / "layers.py"
     path.write_text("import tensorflow as tf\n" + ATTENTION[1] + DECORATED[1] + OWN_TRAINER[1]
-                    + "layer = Attention()\ntrainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n"
-                    + "layer.attention_weights\n", encoding="utf-8")
+                    + "def train():\n    layer = Attention()\n"
+                    + "    Trainer().fit(layer, [tf.ones(2)])\n"
+                    + "    return layer.attention_weights\n", encoding="utf-8")
     # The decorated call of Scale is not redundant here: nothing in the module lets Keras
     # run Scale, and importers may call it directly, eagerly (TFF407 needs Keras to run it).
     assert positions(capsys, str(path)) == [(None, 4, 9, "TFF103")]
+    # The same training done at module level, in an application's script that nothing
+    # imports: its own eager loop runs the layer, as a notebook's does.
+    path.write_text("import tensorflow as tf\n" + ATTENTION[1] + DECORATED[1] + OWN_TRAINER[1]
+                    + "layer = Attention()\ntrainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n"
+                    + "layer.attention_weights\n", encoding="utf-8")
+    assert positions(capsys, str(path)) == []
 
 
 SCRIPT = ("import tensorflow as tf\n" + ATTENTION[1] + OWN_TRAINER[1]
