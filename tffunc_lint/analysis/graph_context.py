@@ -683,11 +683,13 @@ class ProjectGraph:
         module level) that no linted module imports."""
         if index.path.endswith(".ipynb"):
             return True
-        if not index.runs_as_program:
-            return False
-        importers = self._imports()
+        return index.runs_as_program and self._nothing_imports(index)
+
+    def _nothing_imports(self, index: ModuleIndex) -> bool:
+        """No linted module imports ``index`` by its name, nor by a stem that may be its."""
         stem = index.module.rpartition(".")[2]
-        return not self._importers_of(index) and (stem == index.module or stem not in importers)
+        return not self._importers_of(index) and (stem == index.module
+                                                  or stem not in self._imports())
 
     def script(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program (``whole_program``), or a script of an application
@@ -697,12 +699,9 @@ class ProjectGraph:
         classes it makes."""
         if self.whole_program(index):
             return True
-        if (not index.works_at_module_level or self._distributed is None
-                or self._distributed(index.path) or self._importers_of(index)
-                or self._more_importers(index)):
-            return False
-        stem = index.module.rpartition(".")[2]
-        return stem == index.module or stem not in self._imports()
+        return (index.works_at_module_level and self._distributed is not None
+                and not self._distributed(index.path) and not self._more_importers(index)
+                and self._nothing_imports(index))
 
     def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The other linted modules that import ``index`` by its module name. Of scripts'
