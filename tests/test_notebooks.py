@@ -184,9 +184,15 @@ OWN_TRAINER = ("code", "class Trainer:\n"
     # classes; the models only its own eager loop calls keep their decorators.
     ("from pysindy import SINDy\nscale = Scale()\nfor x in [tf.ones(2)]:\n    scale(x)\n"
      "SINDy().fit(x)\nsindy = SINDy()\nsindy.fit(x, run_eagerly=True)\n", []),
+    # A model asked to run eagerly runs its layers eagerly: Attention's weights are values.
     # (TFF407 needs the notebook to ask Keras to run eagerly, which the decorator defeats)
     ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
      "model.compile('sgd', 'mse', run_eagerly=True)\n"
+     "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n"
+     "layer.attention_weights\n", [(3, 2, 5, "TFF407")]),
+    # ... until a compile without it sets it back
+    ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
+     "model.run_eagerly = True\nmodel.compile('sgd', 'mse')\n"
      "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\n"
      "layer.attention_weights\n", [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
     ("layer = Attention()\nscale = Scale()\nmodel = tf.keras.Sequential([layer, scale])\n"
@@ -195,14 +201,22 @@ OWN_TRAINER = ("code", "class Trainer:\n"
     ("layer = Attention()\nscale = Scale()\nmodel = build(layer, scale)\n"
      "model.run_eagerly = True\n"
      "model.fit(tf.ones((4, 2)), tf.ones((4, 2)))\nlayer.attention_weights\n",
-     [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+     [(3, 2, 5, "TFF407")]),
     ("layer = Attention()\nmodel = tf.keras.Sequential([layer])\nmodel.save('saved')\n"
      "model.run_eagerly = True\nlayer.attention_weights\n",
      [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
     ("layer = Attention()\ninputs = tf.keras.Input((2,))\n"
+     "model = tf.keras.Model(inputs, Scale()(layer(inputs)))\nmodel.run_eagerly = True\n"
+     "model.predict(tf.ones((4, 2)))\nlayer.attention_weights\n",
+     [(3, 2, 5, "TFF407")]),
+    ("layer = Attention()\ninputs = tf.keras.Input((2,))\n"
+     "model = tf.keras.Model(inputs, layer(inputs))\n"
+     "model.predict(tf.ones((4, 2)))\nlayer.attention_weights\n", [(2, 3, 9, "TFF103")]),
+    # A functional model that nothing fits, predicts with or exports: building it ran
+    # each layer's call once on symbolic inputs, and nothing runs them in a graph.
+    ("layer = Attention()\ninputs = tf.keras.Input((2,))\n"
      "model = tf.keras.Model(inputs, layer(inputs))\nmodel.run_eagerly = True\n"
-     "layer.attention_weights\n",
-     [(2, 3, 9, "TFF103"), (3, 2, 5, "TFF407")]),
+     "model.summary()\nlayer(tf.ones((1, 2)))\nlayer.attention_weights\n", []),
 ])
 def test_keras_layers_of_a_notebook_trained_eagerly_are_not_traced(tmp_path, capsys,
                                                                    training, expected):

@@ -494,3 +494,42 @@ def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
                   for f in findings) == found
+
+
+_DETECTOR_MODEL = (
+    "import tensorflow as tf\nfrom tensorflow.keras import Model\n"
+    "from tensorflow.keras.layers import Input, Layer\n\n\n"
+    "class Block(Layer):\n    def call(self, x):\n        print('Block:', x)\n"
+    "        return x * 2\n\n\n"
+    "class Yolo(Model):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.block = Block()\n\n    def call(self, x):\n        return self.block(x)\n\n"
+    "    def model(self, shape):\n        x = Input(shape=shape)\n"
+    "        return Model(inputs=[x], outputs=self.call(x))\n")
+
+
+@pytest.mark.parametrize("use, found", [
+    ("yolo.model((4,)).summary()\n", []),
+    ("yolo.model((4,)).predict(tf.ones((1, 4)))\n", [("model.py", 8, "TFF101")]),
+    ("tf.saved_model.save(yolo.model((4,)), 'saved')\n", [("model.py", 8, "TFF101")]),
+    # a recommender's training script: fitting a model asked to run eagerly traces nothing
+    ("model = yolo.model((4,))\nmodel.compile('sgd', 'mse')\nmodel.run_eagerly = True\n"
+     "model.fit(tf.ones((1, 4)), tf.ones((1, 4)))\n", []),
+    ("model = yolo.model((4,))\nmodel.compile('sgd', 'mse', run_eagerly=True)\n"
+     "model.fit(tf.ones((1, 4)), tf.ones((1, 4)))\n", []),
+    ("model = yolo.model((4,))\nmodel.run_eagerly = True\nmodel = yolo.model((4,))\n"
+     "model.fit(tf.ones((1, 4)), tf.ones((1, 4)))\n", [("model.py", 8, "TFF101")]),
+])
+def test_a_functional_model_nothing_runs_leaves_its_layers_eager(capsys, tmp_path, use, found):
+    """A YOLO detector's model builds a functional twin of itself (``Model(inputs,
+    self.call(Input(...)))``) to load weights into, and the detection script calls the
+    model eagerly: building ran each layer's ``call`` once on symbolic inputs, and the
+    debug ``print`` shows every eager call's values. Once the script predicts with the
+    functional model, or exports it, Keras runs the layers in a graph; not when it asked
+    the model to run eagerly first."""
+    (tmp_path / "model.py").write_text(_DETECTOR_MODEL)
+    (tmp_path / "detect.py").write_text(
+        "import tensorflow as tf\nfrom model import Yolo\n\nyolo = Yolo()\n" + use
+        + "print(yolo(tf.ones((1, 4))))\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
+                  for f in findings) == found

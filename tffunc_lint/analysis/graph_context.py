@@ -518,7 +518,7 @@ class ProjectGraph:
     def view_of(self, index: ModuleIndex, traced: Traced) -> ModuleView:
         """What the project knows about ``index``, with ``traced`` its traced functions."""
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
-                          self.runs_keras(index), self.direct_steps(index),
+                          self.runs_keras(index, eager_runs=True), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index))
 
@@ -829,21 +829,26 @@ class ProjectGraph:
         self._program_parts[index.path] = found
         return found
 
-    def runs_keras(self, index: ModuleIndex) -> bool:
+    def runs_keras(self, index: ModuleIndex, eager_runs: bool = False) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a program (a notebook, a script nothing
         imports, see ``script``) or a module only such programs import
         (``_part_of_programs``), only when
-        it builds a model from symbolic inputs, exports one (``tf.saved_model.save``, or
-        ``save``/``export`` of a name bound to a possible Keras model), calls ``fit``,
-        ``evaluate``, ``predict`` … on something that may be a Keras model, or has traced
-        code of its own (a ``tf.function`` training step that calls the model). A notebook
-        that trains with its own eager loop (``trainer.fit(model, data)`` of a class that
-        is not Keras, or a ``GradientTape`` loop) runs its layers eagerly."""
+        it exports a model (``tf.saved_model.save``, or ``save``/``export`` of a name bound
+        to a possible Keras model), calls ``fit``, ``evaluate``, ``predict`` … on something
+        that may be a Keras model, or has traced code of its own (a ``tf.function``
+        training step that calls the model). A notebook that trains with its own eager loop
+        (``trainer.fit(model, data)`` of a class that is not Keras, or a ``GradientTape``
+        loop) runs its layers eagerly. Building a functional model from ``keras.Input`` is
+        not enough: it runs each layer's ``call`` once, on symbolic inputs, and a model
+        nothing fits, predicts with or exports is then called eagerly or not at all. Nor
+        is fitting a model the code asked to run eagerly (``model.run_eagerly = True``)
+        unless ``eager_runs``: Keras runs the classes then, but not in a graph."""
         if (not self.script(index) and not self._part_of_programs(index)
-                or index.builds_keras_graphs or any(
+                or index.exports_keras_graphs or any(
                     self._may_be_keras(index, ("class", run))
-                    for run in index.keras_run_classes)):
+                    for run in (set(index.keras_run_classes) | set(index.eager_run_classes)
+                                if eager_runs else index.keras_run_classes))):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models
@@ -855,7 +860,8 @@ class ProjectGraph:
             found = self.resolve(index, entry.target)
             if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
                 return True
-        for receiver in index.keras_runs:
+        for receiver in (tuple(index.keras_runs) + tuple(index.eager_keras_runs)
+                         if eager_runs else index.keras_runs):
             made = index.instance_classes.get(receiver) if receiver else None
             if made is None or self._may_be_keras(index, made):
                 return True

@@ -452,11 +452,19 @@ class ModuleIndex:
     one batch): the project's own methods, not Keras's."""
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
-    (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None."""
+    (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None.
+    Not those the code asked first to run eagerly (``eager_keras_runs``)."""
+    eager_keras_runs: List[str] = field(default_factory=list)
+    """Receivers of the runs of models that the code, in the same scope, asked to run
+    eagerly first (``model.run_eagerly = True``, ``model.compile(..., run_eagerly=True)``,
+    then ``model.fit(...)``): Keras runs their steps without tracing them."""
     keras_run_classes: Set[str] = field(default_factory=set)
     """Classes of the module whose instances the module's code fits, evaluates, predicts,
     saves or exports (``model = Net(); model.fit(...)``, ``tf.saved_model.save(self, d)``,
-    in any scope)."""
+    in any scope); not instances asked to run eagerly (``eager_run_classes``)."""
+    eager_run_classes: Set[str] = field(default_factory=set)
+    """Classes of the module whose instances the code runs after asking them to run
+    eagerly."""
     keras_exports: List[str] = field(default_factory=list)
     """Names whose ``save``/``export`` the module calls (``model.save(path)`` traces ``call``
     for a SavedModel when ``model`` is a Keras model)."""
@@ -467,9 +475,10 @@ class ModuleIndex:
     def runs_models_of_unknown_class(self) -> bool:
         """Module code fits, evaluates, predicts or saves something whose class the module
         does not know (``model = build()``; a parameter) or a Keras container
-        (``tf.keras.Sequential([...])``): any Keras class of the module may be run by Keras.
-        An instance of another library's class (``SINDy().fit(x)``) is not one of them."""
-        for receiver in (*self.keras_runs, *self.keras_exports):
+        (``tf.keras.Sequential([...])``): any Keras class of the module may be run by Keras
+        (in a graph, or eagerly when asked). An instance of another library's class
+        (``SINDy().fit(x)``) is not one of them."""
+        for receiver in (*self.keras_runs, *self.eager_keras_runs, *self.keras_exports):
             made = self.instance_classes.get(receiver) if receiver else None
             if made is None or made[0] == "external" and made[1].startswith(KERAS_MODULES):
                 return True
@@ -488,6 +497,12 @@ class ModuleIndex:
     ``keras.Model(inputs, outputs)``) or exports an object of no known class of its own
     (``tf.saved_model.save(model, path)``, the TFLite converter): Keras runs ``call`` in a
     graph then."""
+    exports_keras_graphs: bool = False
+    """Of those, an export (``tf.saved_model.save(model, path)``, the TFLite converter): it
+    traces the model's ``call`` whether or not anything runs the model. A functional build
+    alone runs each layer's ``call`` once on symbolic inputs; Keras runs the model's
+    layers in a graph only when something fits, evaluates or predicts with it, or exports
+    it."""
     nodes: Dict[FunctionKey, ast.AST] = field(default_factory=dict, repr=False)
     text_hash: Optional[int] = None
     """``hash()`` of the text it was built from, set by the engine: an index sent back to a
@@ -878,6 +893,8 @@ class _Scope:
         """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.partials: Dict[str, Target] = {}
         """Names bound to ``functools.partial(f, ...)``: calling them runs ``f``."""
+        self.eager_models: Set[str] = set()
+        """Names of models asked to run eagerly (``model.run_eagerly = True``), so far."""
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
         """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""
@@ -907,6 +924,7 @@ class _Scope:
         scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
         scope.dataset_groups, scope.partials = self.dataset_groups, self.partials
+        scope.eager_models = self.eager_models
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
         scope.known_false, scope.aliases = self.known_false, self.aliases
         scope.reader = self.reader
@@ -1247,8 +1265,24 @@ class _Indexer:
 
     visit_AsyncWith = visit_With
 
+    def _asks_eagerly(self, name: str, value: Optional[ast.expr], scope: _Scope) -> None:
+        """``name.run_eagerly = value`` or ``name.compile(..., run_eagerly=value)``: Keras
+        runs the model eagerly from then on when ``value`` is ``True``; anything else (a
+        ``compile`` without it sets it back) may be a graph."""
+        if isinstance(value, ast.Constant) and value.value is True:
+            scope.eager_models.add(name)
+        else:
+            scope.eager_models.discard(name)
+
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if scope.eager_models or any(isinstance(t, ast.Attribute) for t in node.targets):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.eager_models.discard(target.id)  # another model
+                elif (isinstance(target, ast.Attribute) and target.attr == "run_eagerly"
+                        and isinstance(target.value, ast.Name)):
+                    self._asks_eagerly(target.value.id, node.value, scope)
         if self.module_aliases:
             self._passes_modules((node.value,))
         if (scope.function is None and scope.cls is None
@@ -1361,12 +1395,19 @@ class _Indexer:
                          else None)  # ``mod`` of ``mod.f(x)``
         if qualified and receiver_name in self.imported_aliases:
             self.index.module_calls.add(qualified)  # ``mod._helper(x)``, through its module
+        eager = attr in KERAS_RUNS and receiver_name in scope.eager_models
+        if attr == "compile" and receiver_name is not None:
+            self._asks_eagerly(receiver_name, next(
+                (k.value for k in node.keywords if k.arg == "run_eagerly"), None), scope)
         if attr in _KERAS_RUNS_AND_EXPORTS:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
                     self.index.classes):
-                self.index.keras_run_classes.add(receiver[1])
-        if attr in KERAS_RUNS:
+                (self.index.eager_run_classes if eager
+                 else self.index.keras_run_classes).add(receiver[1])
+        if eager:
+            self.index.eager_keras_runs.append(receiver_name)
+        elif attr in KERAS_RUNS:
             self.index.keras_runs.append(receiver_name)
         elif attr in _KERAS_EXPORTS and receiver_name is not None:
             self.index.keras_exports.append(receiver_name)
@@ -1377,6 +1418,8 @@ class _Indexer:
                 self.index.keras_run_classes.add(exported)
             else:
                 self.index.builds_keras_graphs = True
+                if qualified.endswith(_KERAS_GRAPH_EXPORTS):
+                    self.index.exports_keras_graphs = True
         if attr in _KERAS_STEPS and not (
                 isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
                 and func.value.func.id == "super"):
