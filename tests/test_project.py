@@ -260,6 +260,27 @@ def test_a_package_folder_of_scripts_runs_its_layers_as_its_scripts_do(capsys, t
             if "recsys" in f["path"]] == [("layer.py", 8, "TFF301")]
 
 
+def test_a_package_of_an_application_runs_its_layers_as_its_scripts_do(capsys, tmp_path):
+    """A recommender's scripts import the model by its package's name (``from
+    recsys.model import Recommender``): in an application, part of no distribution, that
+    is all the code that runs it, and its eager loop runs the layer eagerly."""
+    for root in ("app", "distribution"):
+        copy = tmp_path / root
+        shutil.copytree(APP, copy)
+        for name, old, new in [("train.py", "from model import", "from recsys.model import"),
+                               ("model.py", "from layer import", "from recsys.layer import")]:
+            path = copy / "recsys" / name
+            path.write_text(path.read_text().replace(old, new))
+    _, findings = lint_project_json(capsys, tmp_path / "app")
+    assert not [f for f in findings if "recsys" in f["path"]]
+    # a distribution: others may install the package and fit the model
+    (tmp_path / "distribution" / "setup.cfg").unlink()
+    (tmp_path / "distribution" / "pyproject.toml").write_text('[project]\nname = "recsys"\n')
+    _, findings = lint_project_json(capsys, tmp_path / "distribution")
+    assert [(os.path.basename(f["path"]), f["line"], f["code"]) for f in findings
+            if "recsys" in f["path"]] == [("layer.py", 8, "TFF301")]
+
+
 def _variational_findings(capsys, root):
     _, findings = lint_project_json(capsys, root)
     return [f["line"] for f in findings if f["path"].endswith("encoders.py")]

@@ -807,8 +807,9 @@ class ProjectGraph:
         or modules only they import in turn, none of which lets Keras run its models: its
         classes run as those programs run them, eagerly (``model.py`` beside ``train.py``).
         A directory of scripts is not in a package, or is a package's folder of an
-        application whose scripts import the module only by its stem (``from model import
-        Net`` beside it, ``__init__.py`` or not), as they do when run from there."""
+        application (part of no distribution), whose scripts import the module by its stem
+        (``from model import Net`` beside it, as they do when run from there) or by its
+        package's name (``from ctr.esmm.model import ESMM``)."""
         if index.path.endswith(".ipynb"):
             return False
         if "." in index.module and (self._distributed is None
@@ -818,9 +819,11 @@ class ProjectGraph:
         if known is not None:
             return known
         self._program_parts[index.path] = False  # an import cycle proves nothing
-        if "." in index.module:  # none may import it by its package's name
-            importers = ([] if self._importers_of(index) or self._star_importers(index)
-                         else self._stem_importers(index))
+        if "." in index.module:
+            importers = self._importers_of(index)
+            seen = {id(other) for other in importers}  # by identity: compared by value
+            importers = importers + [other for other in self._more_importers(index)
+                                     if id(other) not in seen]
         else:
             importers = self._importers_of(index)
         found = bool(importers) and all(
