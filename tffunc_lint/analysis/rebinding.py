@@ -547,6 +547,57 @@ class PassedObjects:
     """The line of the ``def`` that makes the ``tf.function`` object."""
 
 
+#: Builtins that keep nothing of what they are given (a count, a message, a test).
+_KEEP_NOTHING = frozenset({"range", "len", "print", "isinstance", "callable", "int", "float",
+                           "str", "bool", "abs", "round", "repr"})
+
+
+def _callers_now(tree: ast.Module) -> FrozenSet[str]:
+    """Names of the module's functions, each ``def`` of the name at module level, that run
+    the functions they are given before they return and keep none (``_calls_only``)."""
+    defs: Dict[str, List[ast.AST]] = {}
+    others: Set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            defs.setdefault(node.name, []).append(node)
+        else:
+            others.update(statement_bindings(node))
+    return frozenset(name for name, nodes in defs.items()
+                     if name not in others and all(map(_calls_only, nodes)))
+
+
+def _calls_only(function: ast.FunctionDef) -> bool:
+    """A plain function (no decorator, not a generator) whose code uses each parameter only
+    to call it or read an attribute of it (``f()``, ``f.get_concrete_function()``): it can
+    neither keep nor return what it is given, nor hand it on, and runs it, if at all,
+    before it returns."""
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    params.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    if function.decorator_list or not params:
+        return False
+    parents: Dict[int, ast.AST] = {}
+    for node in walk_nodes(function):
+        for child in child_nodes(node):
+            parents[id(child)] = node
+        if node is not function and isinstance(node, (
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
+            return False  # code that may run later, or a generator that runs nothing now
+    for node in walk_nodes(function):
+        if isinstance(node, ast.Name) and node.id in params:
+            parent = parents.get(id(node))
+            if not (isinstance(node.ctx, ast.Load) and (
+                    isinstance(parent, ast.Call) and (
+                        parent.func is node or isinstance(parent.func, ast.Name)
+                        and parent.func.id in _KEEP_NOTHING)
+                    or isinstance(parent, ast.Attribute) and parent.value is node
+                    or isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp,
+                                           ast.FormattedValue)))):
+                return False
+    return True
+
+
 class Rebinding:
     """The rebinding facts of one module, as the rules query them (``FileContext.fact``).
 
@@ -571,6 +622,7 @@ class Rebinding:
         self._timeline: Optional[Timeline] = None
         self._objects: Dict[object, List[Tuple[Optional[int], Times]]] = {}
         self._passed: Dict[Tuple[object, str], Optional[PassedObjects]] = {}
+        self._callers_now: Optional[FrozenSet[str]] = None
 
     @classmethod
     def of(cls, context) -> "Rebinding":
@@ -666,7 +718,14 @@ class Rebinding:
 
     def _runs_now(self, call: ast.Call) -> bool:
         """A call that traces or runs the functions it is given before it returns, and keeps
-        none of them: saving a model with its signatures, timing a function."""
+        none of them: saving a model with its signatures, timing a function, or a function
+        of the module's own that only calls what it is given (``run(optimizer)`` of a
+        notebook's ``def run(f): f(); return f()``, see ``_calls_only``)."""
+        if isinstance(call.func, ast.Name):
+            if self._callers_now is None:
+                self._callers_now = _callers_now(self._tree)
+            if call.func.id in self._callers_now:
+                return True
         name = self._resolve(ast_dotted_name(call.func) or "")
         return name in _RUNS_NOW or (
             isinstance(call.func, ast.Attribute) and call.func.attr == "save"
