@@ -554,3 +554,38 @@ def test_a_functional_model_nothing_runs_leaves_its_layers_eager(capsys, tmp_pat
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
                   for f in findings) == found
+
+
+_NET = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.dense = tf.keras.layers.Dense(2)\n\n"
+        "    def call(self, x):\n        print('logits', x)\n        return self.dense(x)\n")
+_PREDICT = "\n    def predict(self, x):\n        return tf.argmax(self(x), -1)\n"
+
+
+@pytest.mark.parametrize("own, script, found", [
+    # the class's own predict runs the model eagerly, for an object of known class or not
+    (_PREDICT, "net = Net()\nprint(net.predict(tf.ones((1, 4))))\n", []),
+    (_PREDICT, "class Runner:\n    def __init__(self):\n        self.net = Net()\n\n"
+               "    def run(self):\n        return self.net.predict(tf.ones((1, 4)))\n\n\n"
+               "print(Runner().run())\n", []),
+    # a project module's own evaluate function is not Keras's
+    (_PREDICT, "import tools\n\ntools.evaluate(Net(), tf.ones((1, 4)))\n", []),
+    # Keras's predict traces the model's call
+    ("", "net = Net()\nprint(net.predict(tf.ones((1, 4))))\n", [("model.py", 10, "TFF101")]),
+    ("", "class Runner:\n    def __init__(self):\n        self.net = Net()\n\n"
+         "    def run(self):\n        return self.net.predict(tf.ones((1, 4)))\n\n\n"
+         "print(Runner().run())\n", [("model.py", 10, "TFF101")]),
+])
+def test_a_model_s_own_predict_is_not_keras_running_it(capsys, tmp_path, own, script, found):
+    """A Keras model of an OCR project that defines its own ``evaluate`` (a decoding loop),
+    or ``predict``, runs that when the script calls it: Keras traces nothing. The class's
+    debug ``print`` shows values on every eager call."""
+    (tmp_path / "model.py").write_text(_NET + own)
+    (tmp_path / "tools.py").write_text(
+        "def evaluate(model, data):\n    return model(data)\n")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom model import Net\n\n" + script)
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
+                  for f in findings) == found

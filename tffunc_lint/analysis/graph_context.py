@@ -863,16 +863,48 @@ class ProjectGraph:
             found = self.resolve(index, entry.target)
             if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
                 return True
-        for receiver in (tuple(index.keras_runs) + tuple(index.eager_keras_runs)
-                         if eager_runs else index.keras_runs):
+        runs: List[Tuple[Optional[str], Optional[str]]] = list(
+            zip(index.keras_runs, index.keras_run_methods))
+        if eager_runs:
+            runs += [(receiver, None) for receiver in index.eager_keras_runs]
+        for receiver, method in runs:
             made = index.instance_classes.get(receiver) if receiver else None
-            if made is None or self._may_be_keras(index, made):
+            if made is None:
+                if not (method and self._own_method(index, method)):
+                    return True
+            elif self._may_be_keras(index, made) and not (
+                    method and self._defines(index, made, method)):
                 return True
         for receiver in index.keras_exports:  # ``model.save(path)``; not ``np.save``
             made = index.instance_classes.get(receiver)
             if made is not None and self._may_be_keras(index, made):
                 return True
         return False
+
+    def _defines(self, index: ModuleIndex, made: Target, method: str) -> bool:
+        """The project's class ``made`` (of ``index``, or imported into it) defines
+        ``method`` itself."""
+        if made[0] == "class":
+            cls = index.classes.get(made[1])
+            return cls is not None and method in cls.methods
+        if made[0] == "external":
+            module, rest = self._split(made[1])
+            return (module is not None and len(rest) == 1 and rest[0] in module.classes
+                    and method in module.classes[rest[0]].methods)
+        return False
+
+    def _own_method(self, index: ModuleIndex, method: str) -> bool:
+        """A Keras class of the project that ``index`` defines or imports by name defines
+        ``method`` itself (``Seq2Seq.evaluate(data, widths, max_length)``, a decoding loop of
+        its own): ``x.evaluate(...)`` on an object of no known class may run that, not
+        Keras's."""
+        classes = [(index, cls) for cls in index.classes.values()]
+        for _, target in index.imports:
+            module, rest = self._split(target)
+            if module is not None and len(rest) == 1 and rest[0] in module.classes:
+                classes.append((module, module.classes[rest[0]]))
+        return any(method in cls.methods and self.keras_kind(module, cls) is not None
+                   for module, cls in classes)
 
     def _keras_graph_method(self, index: ModuleIndex, target: Target) -> bool:
         """``target`` is the ``call``/``*_step`` of a Keras class of ``index`` (a decorator

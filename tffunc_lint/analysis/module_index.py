@@ -453,7 +453,11 @@ class ModuleIndex:
     keras_runs: List[Optional[str]] = field(default_factory=list)
     """Receivers of every call of a method through which Keras runs models in graphs
     (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None.
-    Not those the code asked first to run eagerly (``eager_keras_runs``)."""
+    Not those the code asked first to run eagerly (``eager_keras_runs``), nor calls of a
+    project module's function (``tools.evaluate(...)``)."""
+    keras_run_methods: List[str] = field(default_factory=list)
+    """The method of each of ``keras_runs``, in the same order (``"evaluate"``): a class of
+    the project that defines its own ``evaluate`` is run by that, not by Keras."""
     eager_keras_runs: List[str] = field(default_factory=list)
     """Receivers of the runs of models that the code, in the same scope, asked to run
     eagerly first (``model.run_eagerly = True``, ``model.compile(..., run_eagerly=True)``,
@@ -1402,13 +1406,15 @@ class _Indexer:
         if attr in _KERAS_RUNS_AND_EXPORTS:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
-                    self.index.classes):
+                    self.index.classes) and attr not in self.index.classes[receiver[1]].methods:
+                # (a class that defines its own ``evaluate`` runs that, not Keras's)
                 (self.index.eager_run_classes if eager
                  else self.index.keras_run_classes).add(receiver[1])
         if eager:
             self.index.eager_keras_runs.append(receiver_name)
-        elif attr in KERAS_RUNS:
+        elif attr in KERAS_RUNS and receiver_name not in self.module_aliases:
             self.index.keras_runs.append(receiver_name)
+            self.index.keras_run_methods.append(attr)
         elif attr in _KERAS_EXPORTS and receiver_name is not None:
             self.index.keras_exports.append(receiver_name)
         elif qualified and _builds_keras_graph(qualified, node):
