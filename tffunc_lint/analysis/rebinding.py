@@ -567,10 +567,11 @@ def _callers_now(tree: ast.Module) -> FrozenSet[str]:
 
 
 def _calls_only(function: ast.FunctionDef) -> bool:
-    """A plain function (no decorator, not a generator) whose code uses each parameter only
-    to call it or read an attribute of it (``f()``, ``f.get_concrete_function()``): it can
-    neither keep nor return what it is given, nor hand it on, and runs it, if at all,
-    before it returns."""
+    """A plain function (no decorator, not a generator, no nested function, lambda or
+    class, no ``global``) whose code uses each parameter only to call it, read an attribute
+    of it (``f()``, ``f.__name__``), compare it, compute or format with it, or give it to
+    a builtin that keeps nothing (``range(n)``): it can neither keep nor return what it is
+    given, nor hand it on, and runs it, if at all, before it returns."""
     args = function.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     params.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
