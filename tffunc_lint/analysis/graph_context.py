@@ -863,8 +863,7 @@ class ProjectGraph:
             found = self.resolve(index, entry.target)
             if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
                 return True
-        runs: List[Tuple[Optional[str], Optional[str]]] = list(
-            zip(index.keras_runs, index.keras_run_methods))
+        runs: List[Tuple[Optional[str], Optional[str]]] = list(index.keras_runs)
         if eager_runs:
             runs += [(receiver, None) for receiver in index.eager_keras_runs]
         for receiver, method in runs:
@@ -881,30 +880,34 @@ class ProjectGraph:
                 return True
         return False
 
-    def _defines(self, index: ModuleIndex, made: Target, method: str) -> bool:
-        """The project's class ``made`` (of ``index``, or imported into it) defines
-        ``method`` itself."""
+    def _project_class(self, index: ModuleIndex, made: Target
+                       ) -> Optional[Tuple[ModuleIndex, ClassInfo]]:
+        """The project's class ``made`` (of ``index``, or imported into it by name) and
+        its module, or None."""
         if made[0] == "class":
             cls = index.classes.get(made[1])
-            return cls is not None and method in cls.methods
+            return (index, cls) if cls is not None else None
         if made[0] == "external":
             module, rest = self._split(made[1])
-            return (module is not None and len(rest) == 1 and rest[0] in module.classes
-                    and method in module.classes[rest[0]].methods)
-        return False
+            if module is not None and len(rest) == 1 and rest[0] in module.classes:
+                return module, module.classes[rest[0]]
+        return None
+
+    def _defines(self, index: ModuleIndex, made: Target, method: str) -> bool:
+        """The project's class ``made`` defines ``method`` itself."""
+        found = self._project_class(index, made)
+        return found is not None and method in found[1].methods
 
     def _own_method(self, index: ModuleIndex, method: str) -> bool:
         """A Keras class of the project that ``index`` defines or imports by name defines
         ``method`` itself (``Seq2Seq.evaluate(data, widths, max_length)``, a decoding loop of
         its own): ``x.evaluate(...)`` on an object of no known class may run that, not
         Keras's."""
-        classes = [(index, cls) for cls in index.classes.values()]
-        for _, target in index.imports:
-            module, rest = self._split(target)
-            if module is not None and len(rest) == 1 and rest[0] in module.classes:
-                classes.append((module, module.classes[rest[0]]))
-        return any(method in cls.methods and self.keras_kind(module, cls) is not None
-                   for module, cls in classes)
+        made = [("class", name) for name in index.classes]
+        made += [("external", target) for _, target in index.imports]
+        return any(found is not None and method in found[1].methods
+                   and self.keras_kind(*found) is not None
+                   for found in (self._project_class(index, m) for m in made))
 
     def _keras_graph_method(self, index: ModuleIndex, target: Target) -> bool:
         """``target`` is the ``call``/``*_step`` of a Keras class of ``index`` (a decorator

@@ -450,14 +450,13 @@ class ModuleIndex:
     """Methods named like Keras steps whose signature Keras cannot call (``def
     train_step(self, optimizer, inputs, targets)``, ``def train_step(self)``: Keras passes
     one batch): the project's own methods, not Keras's."""
-    keras_runs: List[Optional[str]] = field(default_factory=list)
-    """Receivers of every call of a method through which Keras runs models in graphs
-    (``trainer.fit(...)``, ``KERAS_RUNS``): the name when it is a plain name, else None.
-    Not those the code asked first to run eagerly (``eager_keras_runs``), nor calls of a
-    project module's function (``tools.evaluate(...)``)."""
-    keras_run_methods: List[str] = field(default_factory=list)
-    """The method of each of ``keras_runs``, in the same order (``"evaluate"``): a class of
-    the project that defines its own ``evaluate`` is run by that, not by Keras."""
+    keras_runs: List[Tuple[Optional[str], str]] = field(default_factory=list)
+    """(receiver, method) of every call of a method through which Keras runs models in
+    graphs (``trainer.fit(...)``, ``KERAS_RUNS``): the receiver's name when it is a plain
+    name, else None; the method, since a class of the project that defines its own
+    ``evaluate`` is run by that, not by Keras. Not those the code asked first to run
+    eagerly (``eager_keras_runs``), nor calls of a project module's function
+    (``tools.evaluate(...)``)."""
     eager_keras_runs: List[str] = field(default_factory=list)
     """Receivers of the runs of models that the code, in the same scope, asked to run
     eagerly first (``model.run_eagerly = True``, ``model.compile(..., run_eagerly=True)``,
@@ -482,7 +481,8 @@ class ModuleIndex:
         (``tf.keras.Sequential([...])``): any Keras class of the module may be run by Keras
         (in a graph, or eagerly when asked). An instance of another library's class
         (``SINDy().fit(x)``) is not one of them."""
-        for receiver in (*self.keras_runs, *self.eager_keras_runs, *self.keras_exports):
+        for receiver in (*(receiver for receiver, _ in self.keras_runs),
+                         *self.eager_keras_runs, *self.keras_exports):
             made = self.instance_classes.get(receiver) if receiver else None
             if made is None or made[0] == "external" and made[1].startswith(KERAS_MODULES):
                 return True
@@ -1413,8 +1413,7 @@ class _Indexer:
         if eager:
             self.index.eager_keras_runs.append(receiver_name)
         elif attr in KERAS_RUNS and receiver_name not in self.module_aliases:
-            self.index.keras_runs.append(receiver_name)
-            self.index.keras_run_methods.append(attr)
+            self.index.keras_runs.append((receiver_name, attr))
         elif attr in _KERAS_EXPORTS and receiver_name is not None:
             self.index.keras_exports.append(receiver_name)
         elif qualified and _builds_keras_graph(qualified, node):
