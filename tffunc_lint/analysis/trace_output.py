@@ -115,9 +115,10 @@ def plain_message(call: cst.Call) -> bool:
 
 def under_static_check(context: "FileContext") -> bool:
     """The node being visited is under ``if`` tests (in its own function) that are all
-    Python values while tracing (``if x.shape.rank == 0:``): a check of what is being
-    traced, made once per trace by design. Under a tensor test AutoGraph builds a
-    ``tf.cond`` and the message would be expected each time the condition holds."""
+    Python values while tracing (``if x.shape.rank == 0:``), or ranks compared
+    (``_fixed_by_trace``): a check of what is being traced, made once per trace by design.
+    Under another tensor test AutoGraph builds a ``tf.cond`` and the message would be
+    expected each time the condition holds."""
     tests = []
     ancestors = context.ancestors
     for parent, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
@@ -125,7 +126,29 @@ def under_static_check(context: "FileContext") -> bool:
             break
         if isinstance(parent, cst.If) and child is not parent.test:
             tests.append(parent.test)
-    return bool(tests) and not any(is_tainted(context, test) for test in tests)
+    return bool(tests) and all(_fixed_by_trace(context, test) for test in tests)
+
+
+#: Operations whose tensor is the same on every call of one trace: a tensor's rank is part
+#: of the trace's input signature.
+_FIXED_BY_TRACE = frozenset({"tensorflow.rank", "tensorflow.experimental.numpy.ndim"})
+
+
+def _fixed_by_trace(context: "FileContext", test: cst.BaseExpression) -> bool:
+    """``test`` has one value on every call of a trace: a Python value while tracing, or
+    ranks compared (``tf.rank(priors) + 1 == tf.rank(locations)``). A tensor test makes
+    AutoGraph build a ``tf.cond``, but one whose branch every call of the trace takes, or
+    none does: the check is of what is being traced."""
+    if isinstance(test, cst.Call) and context.qualified_name(test.func) in _FIXED_BY_TRACE:
+        return True
+    if isinstance(test, cst.Comparison):
+        return _fixed_by_trace(context, test.left) and all(
+            _fixed_by_trace(context, c.comparator) for c in test.comparisons)
+    if isinstance(test, (cst.BinaryOperation, cst.BooleanOperation)):
+        return _fixed_by_trace(context, test.left) and _fixed_by_trace(context, test.right)
+    if isinstance(test, cst.UnaryOperation):
+        return _fixed_by_trace(context, test.expression)
+    return not is_tainted(context, test)
 
 
 def _literal_text(node: cst.BaseExpression):
