@@ -589,3 +589,33 @@ def test_a_model_s_own_predict_is_not_keras_running_it(capsys, tmp_path, own, sc
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
                   for f in findings) == found
+
+
+_TEXTBOOK_SCRIPT = (
+    "import tensorflow as tf\n\n"
+    "tf.config.experimental_run_functions_eagerly(True)\n"
+    "a = tf.Variable(3.0)\nresult = tf.sqrt(a * 4.0)\n"
+    "print('result: {}'.format(result.numpy()))\n")
+
+
+@pytest.mark.parametrize("extra, found", [
+    # eager operations only: the switch changes nothing
+    ("", [("simple_graph.py", 3, "TFF405")]),
+    # a tf.function of its own: the switch makes it eager Python
+    ("@tf.function\ndef step(x):\n    return x * 2\nprint(step(a))\n",
+     [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+    # another module imports the script: its code is not all that uses the switch
+    ("#import\n", [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+])
+def test_an_eager_switch_in_a_script_of_eager_operations_changes_nothing(
+        capsys, tmp_path, extra, found):
+    """A textbook's script (no main guard, its work at module level, nothing imports it) turns
+    ``tf.function`` off and then runs only eager operations: there is nothing to switch."""
+    script = tmp_path / "chap_5" / "simple_graph.py"
+    script.parent.mkdir()
+    script.write_text(_TEXTBOOK_SCRIPT + ("" if extra == "#import\n" else extra))
+    if extra == "#import\n":
+        (tmp_path / "chap_5" / "run_all.py").write_text("import simple_graph\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
+                  for f in findings) == found

@@ -197,6 +197,9 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
     keras = bool(project.keras_classes) and project.runs_keras != alone.runs_keras
     program = (bool(project.keras_classes) or bool(project.traced)) and (
         project.whole_program != alone.whole_program)
+    # Whether it is a script whose own code is all that uses it, to a module that turns
+    # ``tf.function`` off (TFF406: nothing of its own to switch).
+    program = program or index.switches_eager_on and project.script != alone.script
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
             or program
             or dict(project.names) != dict(alone.names) or keras

@@ -53,6 +53,10 @@ class ModuleView(NamedTuple):
     runs_eagerly: bool = False
     """``tf.function`` is off for the process whenever the module's functions run (see
     ``ProjectGraph.runs_eagerly``)."""
+    script: bool = False
+    """The module is a program whose own code is all that uses it (see
+    ``ProjectGraph.script``): a whole program, or a script of an application that does its
+    work at module level and that nothing imports."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -520,7 +524,8 @@ class ProjectGraph:
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
                           self.runs_keras(index, eager_runs=True), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
-                          self.imported_names(index), self.runs_eagerly(index))
+                          self.imported_names(index), self.runs_eagerly(index),
+                          self.script(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -1039,8 +1044,10 @@ class GraphContext:
                  direct_steps: FrozenSet[str] = frozenset(),
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
-                 runs_eagerly: bool = False):
+                 runs_eagerly: bool = False, script: bool = False):
         self.index = index
+        self.script = script
+        """A program whose own code is all that uses it (see ``ModuleView.script``)."""
         self.runs_eagerly = runs_eagerly
         """``tf.function`` is off for the process whenever this module's functions run: its
         own ``tf.function``s neither trace nor retrace."""
@@ -1076,7 +1083,7 @@ class GraphContext:
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
-                          self.imported_names, self.runs_eagerly)
+                          self.imported_names, self.runs_eagerly, self.script)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)
