@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from . import guards
@@ -118,6 +119,9 @@ class StateUse:
         """Function → its calls of methods on its receiver (``self._build(x)``)."""
         self._names: Dict[int, str] = {}
         self._nodes: Dict[int, ast.AST] = {}
+        self._traced_keys: Dict[int, bool] = {}
+        self._attribute_values: Optional[Dict[str, List[Optional[ast.expr]]]] = None
+        """Attribute → the values its stores assign (None: not one value, ``a.x += 1``)."""
         self._formatted: set = set()
         """Ids of the attribute and name loads that occur inside text formatting."""
         self._foreign: Dict[str, set] = {}
@@ -129,6 +133,8 @@ class StateUse:
         tree = context.tree
         if tree is not None:
             self._walk(tree.body, None, None, frozenset())
+        self._defined = Counter(self._names.values())
+        """Function name → how many functions of the module have it."""
 
     @classmethod
     def of(cls, context: "FileContext") -> "StateUse":
@@ -173,6 +179,31 @@ class StateUse:
         """The same for a module global or a variable of an enclosing function, set under
         ``global``/``nonlocal``: its first module-level binding is its initial value."""
         return self._changed(self.globals.get(name, {}), function, constant)
+
+    def one_constant(self, attribute: str) -> bool:
+        """Every store of ``<object>.<attribute>`` in the module, set-up included, stores
+        one and the same literal (``self.BATCH_SIZE = 16`` in ``train()`` before its loop):
+        whenever a trace reads it, it reads the value every later call would read."""
+        if self._attribute_values is None:
+            self._attribute_values = {}
+            for node in walk_nodes(self._context.tree) if self._context.tree else ():
+                if isinstance(node, ast.Assign):
+                    targets, value = node.targets, node.value
+                elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                    targets, value = [node.target], None
+                else:
+                    continue
+                for target in targets:
+                    for part in walk_nodes(target):
+                        if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store):
+                            self._attribute_values.setdefault(part.attr, []).append(
+                                value if part is target else None)
+        values = self._attribute_values.get(attribute, [None])
+        if any(value is None or not _literal(value) for value in values) or re.search(
+                r"\bsetattr\b", self._context.text or ""):
+            return False
+        first = ast.literal_eval(values[0])
+        return all(_same_constant(value, first) for value in values[1:])
 
     def _changed(self, uses: Dict[int, _Uses], function: ast.AST, constant: object) -> bool:
         for key, use in uses.items():
@@ -368,9 +399,31 @@ class StateUse:
         sees is the trace's own value (or a tensor of another graph, which fails loudly).
         So does a Keras loss or metric (``def loss(self, y_true, y_pred)``, given to
         ``compile``): Keras runs it in the train or test step, right after the model's
-        ``call`` in the same graph."""
-        node = self._nodes[key]
-        return is_traced_node(self._context, node) or _loss_signature(node)
+        ``call`` in the same graph. And so does a method that only such functions call
+        (``_called_only_in_traces``)."""
+        known = self._traced_keys.get(key)
+        if known is None:
+            self._traced_keys[key] = False  # a cycle of calls proves nothing
+            node = self._nodes[key]
+            known = (is_traced_node(self._context, node) or _loss_signature(node)
+                     or self._called_only_in_traces(key))
+            self._traced_keys[key] = known
+        return known
+
+    def _called_only_in_traces(self, key: int) -> bool:
+        """The method ``key`` is called only on the receiver (``self.get_nll(y_true)``), and
+        only by functions that run within a trace (``_traced``: a Keras loss method that
+        calls it): it runs in their trace too. Its name must be the module's only function
+        of that name, and read nowhere else in the module."""
+        name = self._names.get(key, "")
+        if not name or name.startswith("__") or self._defined[name] != 1:
+            return False
+        callers = [caller for caller, calls in self._calls.items()
+                   for *_, called in calls if called == name]
+        text = self._context.text or ""
+        return (bool(callers)
+                and len(re.findall(r"\.\s*%s\b" % re.escape(name), text)) == len(callers)
+                and all(self._traced(caller) for caller in callers))
 
     # -- building -----------------------------------------------------------------------------
     def _walk(self, body, function: Optional[ast.AST], receiver: Optional[str],
@@ -603,11 +656,19 @@ def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
 
 
 def _loss_signature(node: ast.AST) -> bool:
-    """``def loss(self, y_true, y_pred, ...)``: the signature of a Keras loss or metric."""
+    """``def loss(self, y_true, y_pred, ...)`` or ``def vae_kl_loss(y_true, y_pred)``: the
+    signature of a Keras loss or metric."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    return names[1:3] == ["y_true", "y_pred"]
+    return ["y_true", "y_pred"] in (names[:2], names[1:3])
+
+
+def _literal(node: ast.AST) -> bool:
+    """A number, string, bytes, ``True``/``False``/``None``, or a negative number."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant)
 
 
 def _same_constant(node: ast.AST, constant: object) -> bool:

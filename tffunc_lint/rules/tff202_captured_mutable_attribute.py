@@ -9,6 +9,7 @@ from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
                                   attribute_rebinding, changes_attribute, is_setup_method)
+from ..analysis.state_use import StateUse
 from ..rule import Rule
 
 #: Where an attribute is written, not read.
@@ -101,7 +102,10 @@ class CapturedMutableAttribute(Rule):
     value just set; the assignment itself is TFF103's. Nor is an attribute that only the
     traced method itself reassigns, besides set-up (`if self._first_call: build(x)`, then
     `self._first_call = False` at its end): no other code changes it between calls, and
-    TFF103 judges the write. Nor is an attribute read by a `tf.function` written inside a
+    TFF103 judges the write. Nor is an attribute that every store in the module sets to
+    one and the same literal (`self.BATCH_SIZE = 16` in `train()`, before its loop calls
+    the step): a trace reads the value every later call would read. Nor is an attribute
+    read by a `tf.function` written inside a
     method that keeps it there (it calls the function or hands it to a call such as
     `strategy.run`, never returns or stores it): each run of the method makes and traces a
     new function, so a change made between runs is read by the next one; a change the
@@ -178,6 +182,7 @@ class CapturedMutableAttribute(Rule):
         if (line is None or self._tests_own_initialisation(node, classes)
                 or self._reset_by_compile(classes, attribute)
                 or passed is None and self._only_set_here(classes, attribute, line)
+                or passed is None and StateUse.of(self.context).one_constant(attribute)
                 or self._fresh_each_run(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
