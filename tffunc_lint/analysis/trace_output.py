@@ -139,8 +139,10 @@ def _fixed_by_trace(context: "FileContext", test: cst.BaseExpression) -> bool:
     ranks compared (``tf.rank(priors) + 1 == tf.rank(locations)``). A tensor test makes
     AutoGraph build a ``tf.cond``, but one whose branch every call of the trace takes, or
     none does: the check is of what is being traced."""
-    if isinstance(test, cst.Call) and context.qualified_name(test.func) in _FIXED_BY_TRACE:
+    if not is_tainted(context, test):
         return True
+    if isinstance(test, cst.Call):
+        return context.qualified_name(test.func) in _FIXED_BY_TRACE
     if isinstance(test, cst.Comparison):
         return _fixed_by_trace(context, test.left) and all(
             _fixed_by_trace(context, c.comparator) for c in test.comparisons)
@@ -148,7 +150,7 @@ def _fixed_by_trace(context: "FileContext", test: cst.BaseExpression) -> bool:
         return _fixed_by_trace(context, test.left) and _fixed_by_trace(context, test.right)
     if isinstance(test, cst.UnaryOperation):
         return _fixed_by_trace(context, test.expression)
-    return not is_tainted(context, test)
+    return False
 
 
 def _literal_text(node: cst.BaseExpression):
