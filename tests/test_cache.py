@@ -95,9 +95,9 @@ def test_an_unchanged_project_is_not_joined_again(project, linted, monkeypatch):
     built = []
     original = tffunc_lint.runner.ProjectGraph
 
-    def spy(indexes, *args):
+    def spy(indexes, *args, **kwargs):
         built.append(1)
-        return original(indexes, *args)
+        return original(indexes, *args, **kwargs)
 
     monkeypatch.setattr(tffunc_lint.runner, "ProjectGraph", spy)
     linted.clear()

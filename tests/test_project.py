@@ -114,6 +114,7 @@ def test_a_module_learning_only_which_classes_are_keras_is_linted_again_only_for
     # Which classes derive from Keras through the project, and which steps linted code calls
     # itself, are read only to judge a tf.function on a Keras graph method (TFF407).
     rounds = _passes(monkeypatch)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "models"\n')  # a library
     (tmp_path / "base.py").write_text(
         "import tensorflow as tf\n\n\nclass Base(tf.keras.Model):\n    pass\n",
         encoding="utf-8")
@@ -598,24 +599,91 @@ _TEXTBOOK_SCRIPT = (
     "print('result: {}'.format(result.numpy()))\n")
 
 
-@pytest.mark.parametrize("extra, found", [
+@pytest.mark.parametrize("extra, files, found", [
     # eager operations only: the switch changes nothing
-    ("", [("simple_graph.py", 3, "TFF405")]),
+    ("", {}, [("simple_graph.py", 3, "TFF405")]),
     # a tf.function of its own: the switch makes it eager Python
-    ("@tf.function\ndef step(x):\n    return x * 2\nprint(step(a))\n",
+    ("@tf.function\ndef step(x):\n    return x * 2\nprint(step(a))\n", {},
+     [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+    # the project's tf.function, imported: the switch makes it eager Python
+    ("from steps import step\nprint(step(a))\n",
+     {"steps.py": "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n"
+                  "    return x * 2\n"},
      [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
     # another module imports the script: its code is not all that uses the switch
-    ("#import\n", [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+    ("", {"run_all.py": "import simple_graph\n"},
+     [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
 ])
 def test_an_eager_switch_in_a_script_of_eager_operations_changes_nothing(
-        capsys, tmp_path, extra, found):
+        capsys, tmp_path, extra, files, found):
     """A textbook's script (no main guard, its work at module level, nothing imports it) turns
     ``tf.function`` off and then runs only eager operations: there is nothing to switch."""
     script = tmp_path / "chap_5" / "simple_graph.py"
     script.parent.mkdir()
-    script.write_text(_TEXTBOOK_SCRIPT + ("" if extra == "#import\n" else extra))
-    if extra == "#import\n":
-        (tmp_path / "chap_5" / "run_all.py").write_text("import simple_graph\n")
+    script.write_text(_TEXTBOOK_SCRIPT + extra)
+    for name, text in files.items():
+        (script.parent / name).write_text(text)
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
-                  for f in findings) == found
+                  for f in findings if f["path"].endswith("simple_graph.py")) == found
+
+
+_APPLICATION = {
+    ".gitignore": "*.h5\n",
+    "train.py": ("import tensorflow as tf\nfrom model import Net\n\n\n"
+                 "def main():\n    model = Net()\n    model.compile('sgd', 'mse')\n"
+                 "    model.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n\n\n"
+                 "if __name__ == '__main__':\n    main()\n"),
+    "model.py": ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
+                 "    def call(self, x):\n        print('Net:', x)\n        return x\n"),
+    # an older model nothing imports any more: its code never runs
+    "old_model.py": ("import tensorflow as tf\n\n\nclass Model(tf.keras.Model):\n"
+                     "    def __init__(self):\n        super(Model, self).__init__()\n\n"
+                     "    def call(self, x):\n        print('Model:', x)\n        return x\n"),
+}
+
+
+@pytest.mark.parametrize("extra, paths, found", [
+    # the project's folder: every module that may import old_model.py is linted
+    ({}, ["."], [("model.py", 6)]),
+    # a list of files (as pre-commit passes): others may import it
+    ({}, ["model.py", "old_model.py"], [("model.py", 6), ("old_model.py", 9)]),
+    # a folder inside a project: its modules may be imported from outside it
+    ({"models/.keep": ""}, ["models"], [("old_model.py", 9)]),
+    # a distribution: whoever installs it may import the module
+    ({"pyproject.toml": '[project]\nname = "net"\n'}, ["."],
+     [("model.py", 6), ("old_model.py", 9)]),
+    # another module imports it and uses its class
+    ({"evaluate.py": "from old_model import Model\nmodel = Model()\n"}, ["."],
+     [("model.py", 6), ("old_model.py", 9)]),
+])
+def test_a_module_nothing_imports_in_a_whole_application_never_runs(
+        capsys, tmp_path, monkeypatch, extra, paths, found):
+    """Linting an application's root folder sees every module that could import another:
+    a module that none imports and that is no program (``models/Model.py`` that the
+    training scripts replaced) never runs. A list of files, a folder inside the project or
+    a distribution does not tell that."""
+    for name, text in {**_APPLICATION, **extra}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    if paths == ["models"]:
+        (tmp_path / "old_model.py").rename(tmp_path / "models" / "old_model.py")
+    monkeypatch.chdir(tmp_path)
+    _, findings = lint_project_json(capsys, *paths)
+    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
+                  if f["code"] == "TFF101") == found
+
+
+def test_the_cache_keeps_a_whole_project_s_views_apart(capsys, tmp_path, monkeypatch):
+    """The same files linted as the project's folder, then as a list, then as the folder
+    again, with the cache on: each run answers as an uncached one would."""
+    for name, text in _APPLICATION.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    runs = [["."], ["model.py", "old_model.py", "train.py"], ["."]]
+    found = [sorted((os.path.basename(f["path"]), f["line"])
+                    for f in lint_project_json(capsys, *paths)[1] if f["code"] == "TFF101")
+             for paths in runs]
+    assert os.path.isdir(tmp_path / ".tffunc_lint_cache")
+    assert found == [[("model.py", 6)], [("model.py", 6), ("old_model.py", 9)],
+                     [("model.py", 6)]]

@@ -170,6 +170,30 @@ def distributed(directory: str) -> bool:
     return False if parent == directory or found.root else distributed(parent)
 
 
+def whole_project(directory: str) -> bool:
+    """``directory`` holds its project whole: it is a project's top (``_project_top``), or
+    no directory above it is one. Linting it sees every module that may import another."""
+    directory = os.path.abspath(directory)
+    return _project_top(directory) or not any(
+        _project_top(above) for above in _above(os.path.dirname(directory)))
+
+
+def _above(directory: str) -> Iterator[str]:
+    """``directory`` and each directory above it."""
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
+def _project_top(directory: str) -> bool:
+    """A project's root (a ``.git``, ``pyproject.toml`` …), or a folder holding the
+    ``.gitignore`` that a repository's export keeps at its top."""
+    return _read(directory).root or os.path.isfile(os.path.join(directory, ".gitignore"))
+
+
 def is_distributed(path: str) -> bool:
     """``distributed`` for the directory of the file ``path``."""
     return distributed(os.path.dirname(os.path.abspath(path)))

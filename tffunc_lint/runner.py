@@ -197,9 +197,10 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
     keras = bool(project.keras_classes) and project.runs_keras != alone.runs_keras
     program = (bool(project.keras_classes) or bool(project.traced)) and (
         project.whole_program != alone.whole_program)
-    # Whether it is a script whose own code is all that uses it, to a module that turns
-    # ``tf.function`` off (TFF406: nothing of its own to switch).
-    program = program or index.switches_eager_on and project.script != alone.script
+    # Whether it is a program of its own code only, to a module that turns ``tf.function``
+    # off (TFF406: nothing to switch).
+    program = program or index.switches_eager_on and (
+        project.self_contained != alone.self_contained)
     return (set(project.traced) != set(alone.traced) or project.predicates != alone.predicates
             or program
             or dict(project.names) != dict(alone.names) or keras
@@ -217,10 +218,11 @@ def _known_flags(view: ModuleView) -> Dict[FunctionKey, tuple]:
 
 
 def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], Settings],
-                   fix: bool, contents: Dict[str, Union[str, bytes]]) -> List[Job]:
+                   fix: bool, contents: Dict[str, Union[str, bytes]], whole_project: bool
+                   ) -> List[Job]:
     """Join the files' indexes into one graph; the jobs of the files it teaches more."""
     graph = ProjectGraph((r.index for r in results if r.index is not None),
-                         requirements.is_distributed)
+                         requirements.is_distributed, whole_project=whole_project)
     # Only the roots seed the project trace: what they reach is followed again, with the
     # predicates of every module known.
     traced = graph.trace({r.path: {k: v for k, v in r.view.traced.items() if v.via is None}
@@ -241,16 +243,18 @@ def _project_views(results: Sequence[FileResult], settings_for: Callable[[str], 
 
 def lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], *,
                  fix: bool = False, workers: int = 1,
-                 cache: Optional[Cache] = None, findings_only: bool = False
-                 ) -> List[FileResult]:
+                 cache: Optional[Cache] = None, findings_only: bool = False,
+                 whole_project: bool = False) -> List[FileResult]:
     """Lint ``files`` together, so calls between them are followed. ``cache`` is not used
     with ``fix`` (fixed files must be linted as they are now). ``findings_only``: the caller
     reads only the results' findings (and a notebook's cells), so a project in which no file
-    changed is answered from one cache entry."""
+    changed is answered from one cache entry. ``whole_project``: ``files`` are every module
+    of their project (``ProjectGraph``'s ``whole_project``)."""
     pool = _Workers(workers)
     try:
         return _lint_project(files, settings_for, fix, pool,
-                             cache if cache and not fix else Cache(None), findings_only)
+                             cache if cache and not fix else Cache(None), findings_only,
+                             whole_project)
     finally:
         pool.close()
         gc.unfreeze()
@@ -263,14 +267,15 @@ def _kept() -> None:
     gc.freeze()
 
 
-def _project_key(files: Sequence[str], keys: Dict[str, str]) -> Optional[str]:
-    """What the project's views depend on: every file, in order, with its own key (None if
-    some file could not be read)."""
+def _project_key(files: Sequence[str], keys: Dict[str, str], whole_project: bool
+                 ) -> Optional[str]:
+    """What the project's views depend on: every file, in order, with its own key, and
+    whether they are the whole project (None if some file could not be read)."""
     if len(keys) != len(files):
         return None
     import hashlib
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(b"whole\0" if whole_project else b"part\0")
     for path in files:
         digest.update(f"{path}\0{keys[path]}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -302,7 +307,8 @@ def _load_project_results(cache: Cache, views: Dict[str, str]) -> Dict[str, File
 
 
 def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
-                  workers: _Workers, cache: Cache, findings_only: bool) -> List[FileResult]:
+                  workers: _Workers, cache: Cache, findings_only: bool,
+                  whole_project: bool) -> List[FileResult]:
     keys: Dict[str, str] = {}
     contents: Dict[str, Union[str, bytes]] = {}
     cached: Dict[str, FileResult] = {}
@@ -323,7 +329,7 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 keys[path] = file_key(path, module_name_for(path), digest, known[1] + str(
                     requirements.for_file(path, settings.tensorflow_version))
                     + str(requirements.is_distributed(path)))
-        project_key = _project_key(files, keys)
+        project_key = _project_key(files, keys, whole_project)
         summary = _load_summary(cache, files, project_key)
         if summary is not None and findings_only:
             return [FileResult(path, list(findings), cells=cells)
@@ -353,7 +359,7 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
             views, redone, summary = None, {}, None
     if views is None:
         with paused_gc():
-            again = _project_views(results, settings_for, fix, contents)
+            again = _project_views(results, settings_for, fix, contents, whole_project)
         if cache:  # the project's view of the file is part of the key
             views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
                      if job[0] in keys}

@@ -11,6 +11,7 @@ and the rules query.
 from __future__ import annotations
 
 import os
+import sys
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, replace
@@ -53,10 +54,10 @@ class ModuleView(NamedTuple):
     runs_eagerly: bool = False
     """``tf.function`` is off for the process whenever the module's functions run (see
     ``ProjectGraph.runs_eagerly``)."""
-    script: bool = False
-    """The module is a program whose own code is all that uses it (see
-    ``ProjectGraph.script``): a whole program, or a script of an application that does its
-    work at module level and that nothing imports."""
+    self_contained: bool = False
+    """The module is a program whose own code is all that runs in it (see
+    ``ProjectGraph.self_contained``): a script nothing imports that imports no linted
+    module."""
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -134,10 +135,15 @@ class ProjectGraph:
     """The call graph of the linted modules."""
 
     def __init__(self, indexes: Iterable[ModuleIndex],
-                 distributed: Optional[Callable[[str], bool]] = None):
+                 distributed: Optional[Callable[[str], bool]] = None,
+                 whole_project: bool = False):
         """``distributed(path)``: the file is part of a distribution others install (see
-        ``never_named``); unknown (None): every file may be."""
+        ``never_named``); unknown (None): every file may be. ``whole_project``: the indexes
+        are every module of their project, so a module none of them imports is imported by
+        nothing (see ``never_named``)."""
         self._distributed = distributed
+        self._whole_project = whole_project
+        self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -525,7 +531,7 @@ class ProjectGraph:
                           self.runs_keras(index, eager_runs=True), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
-                          self.script(index))
+                          self.self_contained(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -708,6 +714,14 @@ class ProjectGraph:
                 and not self._distributed(index.path) and not self._more_importers(index)
                 and self._nothing_imports(index))
 
+    def self_contained(self, index: ModuleIndex) -> bool:
+        """``index`` is a program (``script``) that imports no linted module: its own code
+        is all of the project that runs in its process."""
+        return self.script(index) and not any(
+            (self.by_module.get(target) or self._split(target)[0]
+             or self._stems.get(target.partition(".")[0])) not in (None, index)
+            for _, target in index.imports)
+
     def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The other linted modules that import ``index`` by its module name. Of scripts'
         modules that share a name (``network.py`` beside the training scripts and another in
@@ -780,7 +794,10 @@ class ProjectGraph:
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the module-level code of ``index`` that never runs: of a whole
         program, what its text names nowhere else (``ModuleIndex.unnamed``); of an
-        application's module, the classes nothing in the project names (``never_named``)."""
+        application's module, the classes nothing in the project names (``never_named``);
+        of a module nothing imports (``_imported_by_nothing``), all of it."""
+        if self._imported_by_nothing(index):
+            return ((1, sys.maxsize),)
         unnamed = index.unnamed if index.unnamed and self.whole_program(index) else ()
         return unnamed + self.never_named(index)
 
@@ -806,6 +823,35 @@ class ProjectGraph:
                               if named is not None and name not in named)
         self._never_named[index.path] = found
         return found
+
+    def _imported_by_nothing(self, index: ModuleIndex) -> bool:
+        """When the run is the whole project (``whole_project``), ``index`` is a module of an
+        application (part of no distribution) left behind: not a program itself (a
+        notebook, a script with a main guard or work at module level, a test module), no
+        linted module imports it, by its name or by its stem, while the project's code
+        imports a module beside it (an unused ``models/Model.py`` beside the models the
+        scripts import). A folder of modules none of which is imported (a collection to
+        copy from, code in progress) tells nothing."""
+        if (not self._whole_project or self._distributed is None
+                or self._distributed(index.path) or index.path.endswith(".ipynb")
+                or index.runs_as_program or index.works_at_module_level
+                or is_test_module(index.path)
+                or os.path.basename(index.path) in ("__init__.py", "__main__.py")
+                or self._more_importers(index) or not self._nothing_imports(index)):
+            return False
+        folder = os.path.dirname(index.path)
+        return any(other is not index and os.path.dirname(other.path) == folder
+                   and not other.path.endswith(".ipynb")
+                   and (self._importers_of(other) or self._more_importers(other))
+                   for other in self._in_folder(folder))
+
+    def _in_folder(self, folder: str) -> List[ModuleIndex]:
+        """The linted modules of ``folder`` (built once for all folders)."""
+        if self._by_folder is None:
+            self._by_folder = {}
+            for other in self.by_path.values():
+                self._by_folder.setdefault(os.path.dirname(other.path), []).append(other)
+        return self._by_folder.get(folder, [])
 
     def _part_of_programs(self, index: ModuleIndex) -> bool:
         """``index`` is a module of a directory of scripts that only programs (``script``) import,
@@ -1044,10 +1090,11 @@ class GraphContext:
                  direct_steps: FrozenSet[str] = frozenset(),
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
-                 runs_eagerly: bool = False, script: bool = False):
+                 runs_eagerly: bool = False, self_contained: bool = False):
         self.index = index
-        self.script = script
-        """A program whose own code is all that uses it (see ``ModuleView.script``)."""
+        self.self_contained = self_contained
+        """A program whose own code is all that runs in it (see
+        ``ModuleView.self_contained``)."""
         self.runs_eagerly = runs_eagerly
         """``tf.function`` is off for the process whenever this module's functions run: its
         own ``tf.function``s neither trace nor retrace."""
@@ -1083,7 +1130,7 @@ class GraphContext:
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
-                          self.imported_names, self.runs_eagerly, self.script)
+                          self.imported_names, self.runs_eagerly, self.self_contained)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

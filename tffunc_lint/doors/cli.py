@@ -26,6 +26,7 @@ from ..rule import all_rules, rule_by_code_or_name
 from ..engine import lint_source
 from ..analysis import lazy_libcst
 from ..finding import FileResult
+from .. import requirements
 from ..runner import lint_project
 from ..verify import DEFAULT_TIMEOUT
 
@@ -257,9 +258,13 @@ def run_check(argv: Sequence[str]) -> int:
     for error in errors:
         print(f"tffunc-lint: error: {error}", file=sys.stderr)
     progress = show_progress(sys.stderr, args.quiet)
+    # Linting a project's root folder sees every module that may import another (not so a
+    # list of files, as pre-commit passes, or a folder inside a project).
+    whole = bool(files) and all(os.path.isdir(path) and requirements.whole_project(path)
+                                for path in args.paths)
     results = lint_project(files, settings_for, fix=args.fix or args.diff, workers=args.jobs,
                            cache=_cache(args, settings_for),
-                           findings_only=not args.show_traced)
+                           findings_only=not args.show_traced, whole_project=whole)
     progress.close()
     if args.diff:
         changes = write_diff(results, sys.stdout)

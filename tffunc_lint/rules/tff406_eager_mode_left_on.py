@@ -76,8 +76,9 @@ class EagerModeLeftOn(Rule):
     host code that reads tensor values), whose slowdown is not silent. If you really mean to run
     eagerly (a debugging script), add `# noqa: TFF406`. A notebook or script (nothing
     imports it; in an application, also one that does its work at module level without a
-    main guard) with no traced code of its own that lets Keras run no model is not
-    reported: the switch changes nothing there, unless a library it calls traces code.
+    main guard and imports none of the project's modules) with no traced code of its own
+    that lets Keras run no model is not reported: the switch changes nothing there, unless
+    a library it calls traces code.
 
     ## References
     - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
@@ -107,12 +108,12 @@ class EagerModeLeftOn(Rule):
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
     def _nothing_to_switch(self) -> bool:
-        """A program whose own code is all that uses it (a notebook, a script nothing
-        imports, a script of an application that does its work at module level) with no
-        traced code of its own that lets Keras run no model: the switch changes nothing
-        there (Kaggle's convolution exercise, a textbook script of eager operations)."""
+        """A whole program (a notebook, a script nothing imports), or a script of an
+        application that imports none of the project's modules, with no traced code of its
+        own that lets Keras run no model: the switch changes nothing there (Kaggle's
+        convolution exercise, a textbook script of eager operations)."""
         graph = self.context.graph
-        return ((graph.whole_program or graph.script) and not graph.traced
+        return ((graph.whole_program or graph.self_contained) and not graph.traced
                 and not graph.runs_keras)
 
     def _block(self) -> Tuple[List[cst.CSTNode], int]:
