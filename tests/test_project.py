@@ -687,3 +687,31 @@ def test_the_cache_keeps_a_whole_project_s_views_apart(capsys, tmp_path, monkeyp
     assert os.path.isdir(tmp_path / ".tffunc_lint_cache")
     assert found == [[("model.py", 6)], [("model.py", 6), ("old_model.py", 9)],
                      [("model.py", 6)]]
+
+
+@pytest.mark.parametrize("setup, found", [
+    # TensorFlow 2: fit traces the layer's call
+    ("", [("layers.py", 6)]),
+    # TensorFlow 1 with eager execution: Keras runs the model eagerly
+    ("tf.enable_eager_execution()\n", []),
+    # TensorFlow 1's graph mode: Keras builds the model into a graph once
+    ("sess = tf.Session()\n", []),
+    ("tf.compat.v1.disable_v2_behavior()\n", []),
+    ("sess = tf.compat.v1.Session()\n", []),
+    # other ``tf.compat.v1`` APIs used from TensorFlow 2 are not TensorFlow 1 code
+    ("tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)\n", [("layers.py", 6)]),
+])
+def test_keras_does_not_trace_code_written_for_tensorflow_1(capsys, tmp_path, setup, found):
+    """A GAN project of TensorFlow 1.11 turns on eager execution in its solver and calls
+    its layers directly; its Keras ``call``s are never traced by ``tf.function``."""
+    (tmp_path / "layers.py").write_text(
+        "import tensorflow as tf\n\n\nclass Scale(tf.keras.layers.Layer):\n"
+        "    def call(self, x):\n        print('scale', x)\n        return x * 2\n")
+    (tmp_path / "solver.py").write_text(
+        "import tensorflow as tf\n" + setup + "from layers import Scale\n\n\n"
+        "def main():\n    model = tf.keras.Sequential([Scale()])\n"
+        "    model.compile('sgd', 'mse')\n    model.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
+                  if f["code"] == "TFF101") == found

@@ -144,6 +144,7 @@ class ProjectGraph:
         self._distributed = distributed
         self._whole_project = whole_project
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
+        self._tf1: Dict[str, bool] = {}
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -824,6 +825,20 @@ class ProjectGraph:
         self._never_named[index.path] = found
         return found
 
+    def on_tensorflow_1(self, index: ModuleIndex) -> bool:
+        """``index`` runs on TensorFlow 1 (or in its graph mode): it uses TensorFlow 1's own
+        API (``ModuleIndex.uses_tf1``: ``tf.enable_eager_execution()``, ``tf.Session``), or
+        every linted module importing it does, in turn. Keras there runs a model eagerly or
+        builds it into a graph once; it does not trace it with ``tf.function``."""
+        known = self._tf1.get(index.path)
+        if known is None:
+            self._tf1[index.path] = False  # an import cycle proves nothing
+            importers = self._importers_of(index) + self._more_importers(index)
+            known = index.uses_tf1 or bool(importers) and all(
+                self.on_tensorflow_1(other) for other in importers)
+            self._tf1[index.path] = known
+        return known
+
     def _imported_by_nothing(self, index: ModuleIndex) -> bool:
         """When the run is the whole project (``whole_project``), ``index`` is a module of an
         application (part of no distribution) left behind: not a program itself (a
@@ -897,7 +912,10 @@ class ProjectGraph:
         not enough: it runs each layer's ``call`` once, on symbolic inputs, and a model
         nothing fits, predicts with or exports is then called eagerly or not at all. Nor
         is fitting a model the code asked to run eagerly (``model.run_eagerly = True``)
-        unless ``eager_runs``: Keras runs the classes then, but not in a graph."""
+        unless ``eager_runs``: Keras runs the classes then, but not in a graph. Nor does Keras
+        trace them in code written for TensorFlow 1 (``on_tensorflow_1``)."""
+        if self.on_tensorflow_1(index):
+            return False
         if (not self.script(index) and not self._part_of_programs(index)
                 or index.exports_keras_graphs or any(
                     self._may_be_keras(index, ("class", run))

@@ -141,6 +141,38 @@ def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
     return isinstance(value, ast.Constant) and value.value is True
 
 
+#: TensorFlow 1's API, as the names resolve (``tf.compat.v1.Session`` as ``tf.Session``):
+#: ``tf.enable_eager_execution()`` and ``tf.contrib`` are TensorFlow 1's alone; sessions and
+#: placeholders run graphs built the TensorFlow 1 way; ``disable_v2_behavior()`` and
+#: ``disable_eager_execution()`` turn a process back to graph mode.
+_TF1_ONLY = frozenset({
+    "tensorflow.enable_eager_execution", "tensorflow.Session", "tensorflow.InteractiveSession",
+    "tensorflow.placeholder", "tensorflow.ConfigProto", "tensorflow.disable_v2_behavior",
+    "tensorflow.disable_eager_execution",
+})
+_TF1_TEXT = re.compile(
+    r"\b(?:enable_eager_execution|Session|placeholder|ConfigProto|contrib|disable_v2_behavior"
+    r"|disable_eager_execution)\b")
+
+
+def _uses_tf1(tree: ast.Module, names: NameTable) -> bool:
+    """The module names TensorFlow 1's API (``_TF1_ONLY``, ``tf.contrib``)."""
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _TF1_ATTRIBUTES:
+            dotted = ast_dotted_name(node)
+            qualified = names.resolve(dotted, line=node.lineno) if dotted else None
+            if qualified and (qualified in _TF1_ONLY or _contrib(qualified)):
+                return True
+    return False
+
+
+def _contrib(qualified: str) -> bool:
+    return qualified == "tensorflow.contrib" or qualified.startswith("tensorflow.contrib.")
+
+
+_TF1_ATTRIBUTES = frozenset(name.rpartition(".")[2] for name in _TF1_ONLY) | {"contrib"}
+
+
 def _eager_switches(tree: ast.Module, names: NameTable) -> Tuple[bool, bool]:
     """Whether the module turns ``tf.function`` off for the process (see
     ``_switches_eager_on``) as it is imported, and as it runs as a program (its main
@@ -618,6 +650,10 @@ class ModuleIndex:
     """The module's main guard turns ``tf.function`` off for the process, or calls a
     function of the module that does so first thing (``def train():
     tf.config.run_functions_eagerly(True)``): when the module runs as a program."""
+    uses_tf1: bool = False
+    """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
+    or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
+    never through ``tf.function``."""
     star_imports: List[str] = field(default_factory=list)
     """Modules the module's code imports every public name of (``from utils import *``)."""
     runs_as_program: bool = False
@@ -711,6 +747,9 @@ class ModuleIndex:
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
+        if any(map(_TF1_TEXT.search, lines)):
+            index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
+                              or _uses_tf1(tree, index.names))
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(
