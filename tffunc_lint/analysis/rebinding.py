@@ -61,6 +61,9 @@ _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
 _RUNS_NOW = frozenset({"tensorflow.saved_model.save", "tensorflow.keras.models.save_model",
                        "keras.models.save_model", "keras.saving.save_model", "timeit.timeit",
                        "timeit.repeat"})
+#: Methods of a ``tf.distribute`` strategy that run the function they are given on each
+#: replica before they return.
+_STRATEGY_RUNS = frozenset({"run", "experimental_run_v2", "call_for_each_replica"})
 NEVER = 0
 ALWAYS = math.inf
 
@@ -719,13 +722,22 @@ class Rebinding:
 
     def _runs_now(self, call: ast.Call) -> bool:
         """A call that traces or runs the functions it is given before it returns, and keeps
-        none of them: saving a model with its signatures, timing a function, or a function
-        of the module's own that only calls what it is given (``run(optimizer)`` of a
-        notebook's ``def run(f): f(); return f()``, see ``_calls_only``)."""
+        none of them: saving a model with its signatures, timing a function, a distribution
+        strategy running a step on its replicas (``strategy.run(train_step, args=...)``,
+        on a receiver whose name says it is a strategy), or a function of the module's own
+        that only calls what it is given (``run(optimizer)`` of a notebook's ``def run(f):
+        f(); return f()``, see ``_calls_only``)."""
         if isinstance(call.func, ast.Name):
             if self._callers_now is None:
                 self._callers_now = _callers_now(self._tree)
             if call.func.id in self._callers_now:
+                return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in _STRATEGY_RUNS:
+            receiver = func.value.func if isinstance(func.value, ast.Call) else func.value
+            dotted = ast_dotted_name(receiver) or ""
+            if dotted.rpartition(".")[2].lower().endswith("strategy") or dotted and (
+                    self._resolve(dotted) or "").startswith("tensorflow.distribute."):
                 return True
         name = self._resolve(ast_dotted_name(call.func) or "")
         return name in _RUNS_NOW or (
