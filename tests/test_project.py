@@ -715,3 +715,27 @@ def test_keras_does_not_trace_code_written_for_tensorflow_1(capsys, tmp_path, se
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
                   if f["code"] == "TFF101") == found
+
+
+def test_a_repository_whose_root_is_a_package_imports_its_modules_by_their_tails(
+        capsys, tmp_path):
+    """A repository with an ``__init__.py`` at its root names its modules after the
+    root's folder (``repo.nets.layers``), while its scripts, run from the root, import
+    ``nets.layers``: that module is imported; ``nets/old.py`` beside it is not."""
+    layer = ("import tensorflow as tf\n\n\nclass {0}(tf.keras.layers.Layer):\n"
+             "    def call(self, x):\n        print('{0}:', x)\n        return x\n")
+    files = {
+        "repo/__init__.py": "", "repo/.gitignore": "*.h5\n", "repo/nets/__init__.py": "",
+        "repo/nets/layers.py": layer.format("Scale"), "repo/nets/old.py": layer.format("Old"),
+        "repo/train.py": ("import tensorflow as tf\nfrom nets.layers import Scale\n\n\n"
+                          "if __name__ == '__main__':\n"
+                          "    model = tf.keras.Sequential([Scale()])\n"
+                          "    model.compile('sgd', 'mse')\n"
+                          "    model.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    _, findings = lint_project_json(capsys, tmp_path / "repo")
+    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
+                  if f["code"] == "TFF101") == [("layers.py", 6)]

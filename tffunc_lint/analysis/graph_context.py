@@ -843,22 +843,30 @@ class ProjectGraph:
         """When the run is the whole project (``whole_project``), ``index`` is a module of an
         application (part of no distribution) left behind: not a program itself (a
         notebook, a script with a main guard or work at module level, a test module), no
-        linted module imports it, by its name or by its stem, while the project's code
-        imports a module beside it (an unused ``models/Model.py`` beside the models the
-        scripts import). A folder of modules none of which is imported (a collection to
-        copy from, code in progress) tells nothing."""
+        linted module imports it, by its name, by its stem or by any dotted tail of its name
+        (``datasets.transforms`` for ``repo.datasets.transforms`` of a repository whose root
+        holds an ``__init__.py``), while the project's code imports a module beside it (an
+        unused ``models/Model.py`` beside the models the scripts import). A folder of
+        modules none of which is imported (a collection to copy from, code in progress)
+        tells nothing."""
         if (not self._whole_project or self._distributed is None
                 or self._distributed(index.path) or index.path.endswith(".ipynb")
                 or index.runs_as_program or index.works_at_module_level
                 or is_test_module(index.path)
                 or os.path.basename(index.path) in ("__init__.py", "__main__.py")
-                or self._more_importers(index) or not self._nothing_imports(index)):
+                or self._imported(index)):
             return False
         folder = os.path.dirname(index.path)
-        return any(other is not index and os.path.dirname(other.path) == folder
-                   and not other.path.endswith(".ipynb")
-                   and (self._importers_of(other) or self._more_importers(other))
-                   for other in self._in_folder(folder))
+        return any(other is not index and not other.path.endswith(".ipynb")
+                   and self._imported(other) for other in self._in_folder(folder))
+
+    def _imported(self, index: ModuleIndex) -> bool:
+        """Some linted module imports ``index``: by its name, by its stem, or by a dotted
+        tail of its name."""
+        if self._importers_of(index) or self._more_importers(index):
+            return True
+        parts, imports = index.module.split("."), self._imports()
+        return any(".".join(parts[cut:]) in imports for cut in range(1, len(parts)))
 
     def _in_folder(self, folder: str) -> List[ModuleIndex]:
         """The linted modules of ``folder`` (built once for all folders)."""
