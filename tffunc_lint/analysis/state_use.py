@@ -131,6 +131,12 @@ class StateUse:
         with the flag's truth value when the guarded code runs, and whether the guarded
         code is what follows an ``if`` that exits (``if self.initialized: return x``)."""
         tree = context.tree
+        self._modules = frozenset(
+            alias.asname or alias.name.partition(".")[0]
+            for node in (walk_nodes(tree) if tree is not None else ())
+            if isinstance(node, ast.Import) for alias in node.names)
+        """Names that ``import`` statements bind to modules: ``np.mean`` reads a function of
+        NumPy, not the ``mean`` of some object."""
         if tree is not None:
             self._walk(tree.body, None, None, frozenset())
         self._defined = Counter(self._names.values())
@@ -517,7 +523,8 @@ class StateUse:
                 if isinstance(node.ctx, ast.Store) and function is not _CLASS_BODY:
                     self._setters.setdefault(node.attr, set()).add(self._names.get(id(function)))
                 return True
-            if isinstance(node.ctx, ast.Load) and function is not _CLASS_BODY:
+            if (isinstance(node.ctx, ast.Load) and function is not _CLASS_BODY
+                    and not (isinstance(base, ast.Name) and base.id in self._modules)):
                 self._foreign.setdefault(node.attr, set()).add(id(function) if function else 0)
             return False
         if isinstance(node, ast.Name) and node.id not in local:
