@@ -145,6 +145,7 @@ class ProjectGraph:
         self._whole_project = whole_project
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._tf1: Dict[str, bool] = {}
+        self._any_tf1: Optional[bool] = None
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -830,6 +831,10 @@ class ProjectGraph:
         API (``ModuleIndex.uses_tf1``: ``tf.enable_eager_execution()``, ``tf.Session``), or
         every linted module importing it does, in turn. Keras there runs a model eagerly or
         builds it into a graph once; it does not trace it with ``tf.function``."""
+        if self._any_tf1 is None:
+            self._any_tf1 = any(other.uses_tf1 for other in self.by_path.values())
+        if not self._any_tf1:
+            return False
         known = self._tf1.get(index.path)
         if known is None:
             self._tf1[index.path] = False  # an import cycle proves nothing

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 from . import guards
 from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
+from .module_index import iter_statements
 from .names import ast_dotted_name, own_nodes
 from .tensor_taint import WHAT_IT_IS, is_operation
 from .ast_walk import child_nodes, walk_nodes
@@ -133,7 +134,7 @@ class StateUse:
         tree = context.tree
         self._modules = frozenset(
             alias.asname or alias.name.partition(".")[0]
-            for node in (walk_nodes(tree) if tree is not None else ())
+            for node in (iter_statements(tree.body) if tree is not None else ())
             if isinstance(node, ast.Import) for alias in node.names)
         """Names that ``import`` statements bind to modules: ``np.mean`` reads a function of
         NumPy, not the ``mean`` of some object."""
