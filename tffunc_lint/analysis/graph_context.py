@@ -140,10 +140,11 @@ class ProjectGraph:
         """``distributed(path)``: the file is part of a distribution others install (see
         ``never_named``); unknown (None): every file may be. ``whole_project``: the indexes
         are every module of their project, so a module none of them imports is imported by
-        nothing (see ``never_named``)."""
+        nothing (see ``_imported_by_nothing``)."""
         self._distributed = distributed
         self._whole_project = whole_project
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
+        self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
         self._any_tf1: Optional[bool] = None
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
@@ -854,6 +855,12 @@ class ProjectGraph:
         unused ``models/Model.py`` beside the models the scripts import). A folder of
         modules none of which is imported (a collection to copy from, code in progress)
         tells nothing."""
+        known = self._left_behind.get(index.path)
+        if known is None:
+            known = self._left_behind[index.path] = self._left_behind_anew(index)
+        return known
+
+    def _left_behind_anew(self, index: ModuleIndex) -> bool:
         if (not self._whole_project or self._distributed is None
                 or self._distributed(index.path) or index.path.endswith(".ipynb")
                 or index.runs_as_program or index.works_at_module_level

@@ -190,10 +190,14 @@ class StateUse:
     def one_constant(self, attribute: str) -> bool:
         """Every store of ``<object>.<attribute>`` in the module, set-up included, stores
         one and the same literal (``self.BATCH_SIZE = 16`` in ``train()`` before its loop):
-        whenever a trace reads it, it reads the value every later call would read."""
+        whenever a trace reads it, it reads the value every later call would read. Not in a
+        module that calls ``setattr``, which may set it under any name."""
         if self._attribute_values is None:
             self._attribute_values = {}
-            for node in walk_nodes(self._context.tree) if self._context.tree else ():
+            tree = self._context.tree
+            if tree is None or re.search(r"\bsetattr\b", self._context.text or ""):
+                return False
+            for node in walk_nodes(tree):
                 if isinstance(node, ast.Assign):
                     targets, value = node.targets, node.value
                 elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
@@ -206,10 +210,12 @@ class StateUse:
                             self._attribute_values.setdefault(part.attr, []).append(
                                 value if part is target else None)
         values = self._attribute_values.get(attribute, [None])
-        if any(value is None or not _literal(value) for value in values) or re.search(
-                r"\bsetattr\b", self._context.text or ""):
+        if any(value is None or not _literal(value) for value in values):
             return False
-        first = ast.literal_eval(values[0])
+        try:
+            first = ast.literal_eval(values[0])
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
         return all(_same_constant(value, first) for value in values[1:])
 
     def _changed(self, uses: Dict[int, _Uses], function: ast.AST, constant: object) -> bool:
