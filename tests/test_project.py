@@ -18,6 +18,16 @@ def lint_project_json(capsys, *paths):
     return code, json.loads(capsys.readouterr().out)
 
 
+def _where(capsys, *paths, code=None):
+    """Each finding of one run as (file name, line, code), sorted; as (file name, line),
+    of ``code`` only, when it is given."""
+    _, findings = lint_project_json(capsys, *paths)
+    if code is not None:
+        return sorted((os.path.basename(f["path"]), f["line"]) for f in findings
+                      if f["code"] == code)
+    return sorted((os.path.basename(f["path"]), f["line"], f["code"]) for f in findings)
+
+
 def test_findings_across_modules_match_annotations(capsys):
     code, findings = lint_project_json(capsys, PROJECT)
     expected = {(str(path), line, code)
@@ -513,9 +523,7 @@ def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
     for name, text in extra.items():
         path = tmp_path / name
         path.write_text((path.read_text() if path.exists() else "") + text)
-    _, findings = lint_project_json(capsys, tmp_path)
-    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
-                  for f in findings) == found
+    assert _where(capsys, tmp_path) == found
 
 
 _DETECTOR_MODEL = (
@@ -552,9 +560,7 @@ def test_a_functional_model_nothing_runs_leaves_its_layers_eager(capsys, tmp_pat
     (tmp_path / "detect.py").write_text(
         "import tensorflow as tf\nfrom model import Yolo\n\nyolo = Yolo()\n" + use
         + "print(yolo(tf.ones((1, 4))))\n")
-    _, findings = lint_project_json(capsys, tmp_path)
-    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
-                  for f in findings) == found
+    assert _where(capsys, tmp_path) == found
 
 
 _NET = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
@@ -587,9 +593,7 @@ def test_a_model_s_own_predict_is_not_keras_running_it(capsys, tmp_path, own, sc
         "def evaluate(model, data):\n    return model(data)\n")
     (tmp_path / "train.py").write_text(
         "import tensorflow as tf\nfrom model import Net\n\n" + script)
-    _, findings = lint_project_json(capsys, tmp_path)
-    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
-                  for f in findings) == found
+    assert _where(capsys, tmp_path) == found
 
 
 _TEXTBOOK_SCRIPT = (
@@ -669,9 +673,7 @@ def test_a_module_nothing_imports_in_a_whole_application_never_runs(
     if paths == ["models"]:
         (tmp_path / "old_model.py").rename(tmp_path / "models" / "old_model.py")
     monkeypatch.chdir(tmp_path)
-    _, findings = lint_project_json(capsys, *paths)
-    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
-                  if f["code"] == "TFF101") == found
+    assert _where(capsys, *paths, code="TFF101") == found
 
 
 def test_the_cache_keeps_a_whole_project_s_views_apart(capsys, tmp_path, monkeypatch):
@@ -712,9 +714,7 @@ def test_keras_does_not_trace_code_written_for_tensorflow_1(capsys, tmp_path, se
         "def main():\n    model = tf.keras.Sequential([Scale()])\n"
         "    model.compile('sgd', 'mse')\n    model.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n\n\n"
         "if __name__ == '__main__':\n    main()\n")
-    _, findings = lint_project_json(capsys, tmp_path)
-    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
-                  if f["code"] == "TFF101") == found
+    assert _where(capsys, tmp_path, code="TFF101") == found
 
 
 def test_a_repository_whose_root_is_a_package_imports_its_modules_by_their_tails(
@@ -736,6 +736,4 @@ def test_a_repository_whose_root_is_a_package_imports_its_modules_by_their_tails
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    _, findings = lint_project_json(capsys, tmp_path / "repo")
-    assert sorted((os.path.basename(f["path"]), f["line"]) for f in findings
-                  if f["code"] == "TFF101") == [("layers.py", 6)]
+    assert _where(capsys, tmp_path / "repo", code="TFF101") == [("layers.py", 6)]
