@@ -618,13 +618,17 @@ class ProjectGraph:
             self._switching = frozenset(found)
         return self._switching
 
+    def _module_named(self, target: str) -> Optional[ModuleIndex]:
+        """The linted module an import target names, or the module it reads a name of."""
+        return self.by_module.get(target) or self._split(target)[0]
+
     def _imported_at_import(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The linted modules that module-level statements of ``index``, outside any block,
         import (``from common.models import cnn``, ``import common.models as models``)."""
         found = []
         for binding in index.bindings:
             if binding[2] == IMPORT and binding[4]:
-                module = self.by_module.get(binding[3]) or self._split(binding[3])[0]
+                module = self._module_named(binding[3])
                 if module is not None:
                     found.append(module)
         return found
@@ -721,8 +725,8 @@ class ProjectGraph:
         """``index`` is a program (``script``) that imports no linted module: its own code
         is all of the project that runs in its process."""
         return self.script(index) and not any(
-            (self.by_module.get(target) or self._split(target)[0]
-             or self._stems.get(target.partition(".")[0])) not in (None, index)
+            (self._module_named(target) or self._stems.get(target.partition(".")[0]))
+            not in (None, index)
             for _, target in index.imports)
 
     def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:
