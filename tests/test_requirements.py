@@ -8,6 +8,7 @@ import pytest
 from tffunc_lint import requirements
 from tffunc_lint.requirements import SpecifierError, bounds, has_anywhere, has_everywhere
 from tests.test_cli import reported, run, write
+from tests.test_notebooks import notebook
 
 RELAX = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" \
         "    return x\n"
@@ -116,6 +117,67 @@ def test_a_changed_declaration_is_not_hidden_by_the_cache(capsys):
     write("requirements.txt", "tensorflow==2.4.0\n")
     requirements.forget()  # a new run: the process reads the files again
     assert reported(run(capsys, "a.py")) == []
+
+
+EAGER = "import tensorflow as tf\n\ntf.config.experimental_run_functions_eagerly(False)\n"
+
+
+@pytest.mark.parametrize("name, content", [
+    # MLPerf's retired ResNet benchmark: its README runs one image
+    ("README.md", "Set up:\n- docker image tensorflow/tensorflow:2.4.0-gpu\n"),
+    ("Dockerfile", "FROM tensorflow/tensorflow:2.4.0-gpu\nRUN pip install absl-py\n"),
+    # a research project whose README runs its own image built on TensorFlow's
+    ("README.md", "`./run.sh train --image me/tensorflow-base:2.0.0-rc0-py36-cuda100`\n"),
+    ("README.rst", "Install::\n\n    pip install tensorflow-gpu==2.3.0\n"),
+    ("environment.yml", "dependencies:\n  - python=3.7\n  - tensorflow=2.4\n"),
+])
+def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spelling(
+        capsys, name, content):
+    write(name, content)
+    write("model/a.py", COMPILE)   # jit_compile exists from 2.5
+    write("model/b.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "model")) == []
+
+
+@pytest.mark.parametrize("content", [
+    "A TensorFlow 2.0 implementation; tested with TensorFlow 2.8+.\n",  # prose
+    "pip install tensorflow-text==2.4.0\n",                          # another package
+    "docker run nvcr.io/nvidia/tensorflow:22.03-tf2-py3\n",           # NVIDIA's numbering
+])
+def test_what_names_no_release_of_tensorflow_exactly_keeps_the_newest(capsys, content):
+    write("README.md", content)
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
+
+
+def test_requirement_files_come_before_pinned_releases(capsys):
+    write("README.md", "pip install tensorflow-gpu==2.3.0\n")
+    write("requirements.txt", "tensorflow==2.9.3\n")
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
+
+
+def test_the_releases_pinned_span_from_the_oldest_to_the_newest(capsys):
+    # DreamerV2: its Dockerfile builds on 2.4.2, its README installs 2.6.0
+    write("Dockerfile", "FROM tensorflow/tensorflow:2.4.2-gpu\n")
+    write("README.md", "pip3 install tensorflow==2.6.0\n")
+    write("a.py", EAGER)    # run_functions_eagerly exists from 2.3: on both
+    write("b.py", RELAX)    # reduce_retracing only from 2.9: on neither
+    assert reported(run(capsys, "--no-cache", "a.py", "b.py")) == [("a.py", 3, "TFF405")]
+
+
+def test_a_notebook_runs_the_release_it_installs(capsys):
+    setup = "!pip install -q tensorflow-gpu==2.3.0\nimport tensorflow as tf\n"
+    step = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
+    write("requirements.txt", "tensorflow>=2.10\n")
+    write("old.ipynb", notebook(("code", setup), ("code", step)))
+    write("new.ipynb", notebook(("code", "import tensorflow as tf\n"), ("code", step)))
+    out = run(capsys, "--no-cache", "old.ipynb", "new.ipynb").out
+    assert [line.split(": ")[0] for line in out.splitlines()[:-1]] == [
+        "new.ipynb:cell 2:1:14"]
+    write("pyproject.toml", '[tool.tffunc-lint]\ntensorflow-version = ">=2.9"\n')
+    requirements.forget()
+    assert "old.ipynb:cell 2:1:14: TFF405" in run(capsys, "--no-cache", "old.ipynb").out
 
 
 def test_unreadable_project_files_declare_nothing(capsys):

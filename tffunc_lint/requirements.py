@@ -1,6 +1,12 @@
 """Which TensorFlow versions a project supports: the ``tensorflow-version`` setting, else
 what the project declares (``requirements*.txt``, ``pyproject.toml``'s
-``[project] dependencies``, ``setup.cfg``'s ``install_requires``, ``setup.py``).
+``[project] dependencies``, ``setup.cfg``'s ``install_requires``, ``setup.py``), else the
+releases it names exactly where it says how to run it: a Docker image
+(``tensorflow/tensorflow:2.4.0-gpu`` in a ``Dockerfile`` or the README) or a pinned install
+(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``).
+Prose ("written for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later
+releases are meant too. A file that installs TensorFlow itself (a notebook's
+``!pip install tensorflow==2.3.0``) runs that release (:func:`installed_in`).
 
 A rule that suggests a newer spelling (TFF405: ``reduce_retracing=`` exists from TensorFlow
 2.9) asks :func:`has_everywhere` whether every supported version has it. Versions are
@@ -37,6 +43,20 @@ _NAME = re.compile(r"^\s*tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?\s*(
 _CLAUSE = re.compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:\.\d+)*)"
                      r"(?:\.\*)?\s*$")
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
+#: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
+#: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
+_PINNED = re.compile(
+    r"tensorflow[\w.-]*:(?P<tag>[12]\.\d+)(?![\d])"
+    r"|(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<pin>[12]\.\d+)(?![\d*])",
+    re.IGNORECASE)
+#: A line that installs packages: ``pip install``, ``python -m pip install``, ``conda
+#: install``, and a notebook's ``!pip install`` (a comment in the converted source).
+_INSTALL = re.compile(r"^[ \t]*#?[ \t]*[!%]?[ \t]*(?:python3? -m )?(?:pip3?|conda)[ \t]+install\b"
+                      r".*$", re.MULTILINE)
+#: Where a project says how to run it; read up to this many characters.
+_RUN_NOTES = re.compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
+                        r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
+_RUN_NOTES_READ = 200_000
 
 
 class SpecifierError(ValueError):
@@ -86,6 +106,8 @@ class _Directory(NamedTuple):
 
     specs: Tuple[str, ...]
     """The TensorFlow specifiers they declare."""
+    pinned: Tuple[Version, ...]
+    """The TensorFlow releases its README, Docker files or conda environment name exactly."""
     builds: bool
     """They build a distribution, or the directory holds one built or installed."""
     root: bool
@@ -100,6 +122,7 @@ def _read(directory: str) -> _Directory:
     except OSError:
         names = []
     specs: List[str] = []
+    pinned: List[Version] = []
     builds = any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
                  for name in names)
     for name in names:
@@ -129,12 +152,16 @@ def _read(directory: str) -> _Directory:
                 specs.extend(_specs(node.value for node in ast.walk(tree)
                                     if isinstance(node, ast.Constant)
                                     and isinstance(node.value, str) and len(node.value) < 200))
+            elif _RUN_NOTES.match(name) and os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    pinned.extend(_pinned(handle.read(_RUN_NOTES_READ)))
         except (OSError, ValueError, SyntaxError, tomllib.TOMLDecodeError,
                 configparser.Error, RecursionError):
             # A project file the linter cannot read declares no version it can use, and
             # may build a distribution.
             builds = builds or name in ("pyproject.toml", "setup.cfg")
-    return _Directory(tuple(specs), builds, any(marker in names for marker in _ROOT_MARKERS))
+    return _Directory(tuple(specs), tuple(pinned), builds,
+                      any(marker in names for marker in _ROOT_MARKERS))
 
 
 def forget() -> None:
@@ -147,11 +174,14 @@ def forget() -> None:
 @functools.lru_cache(maxsize=None)
 def declared(directory: str) -> Optional[str]:
     """The TensorFlow specifier the nearest project files above ``directory`` declare, or
-    None: the first directory (going up) whose files name TensorFlow decides; the walk stops
-    at the project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``)."""
+    None: the first directory (going up) whose files name TensorFlow decides, its requirement
+    files before the releases its other files pin (``_pinned``); the walk stops at the
+    project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``)."""
     found = _read(directory)
     if found.specs:
         return ",".join(found.specs)
+    if found.pinned:
+        return _between(found.pinned)
     parent = os.path.dirname(directory)
     return None if parent == directory or found.root else declared(parent)
 
@@ -197,6 +227,30 @@ def _project_top(directory: str) -> bool:
 def is_distributed(path: str) -> bool:
     """``distributed`` for the directory of the file ``path``."""
     return distributed(os.path.dirname(os.path.abspath(path)))
+
+
+def _pinned(text: str) -> Iterator[Version]:
+    """The releases ``text`` names exactly (``_PINNED``)."""
+    for match in _PINNED.finditer(text):
+        major, minor = (match.group("tag") or match.group("pin")).split(".")
+        yield int(major), int(minor)
+
+
+def _between(releases) -> str:
+    """A specifier allowing each of ``releases`` and those between them."""
+    low, high = min(releases), max(releases)
+    return f">={low[0]}.{low[1]},<{high[0]}.{high[1] + 1}"
+
+
+def installed_in(text: str) -> Optional[str]:
+    """The TensorFlow releases a file installs for itself (``!pip install
+    tensorflow==2.3.0`` in a notebook, the same as a comment in a script), as a specifier,
+    or None."""
+    if "install" not in text:
+        return None
+    releases = [release for line in _INSTALL.finditer(text)
+                for release in _pinned(line.group())]
+    return _between(releases) if releases else None
 
 
 def _specs(lines) -> Iterator[str]:

@@ -95,10 +95,12 @@ class FileContext:
 
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,
-        else the project's declared requirement, narrowed by the APIs the module uses that
-        TensorFlow removed and by the Python a notebook was last run with: see
-        ``tensorflow_versions``), or None when nothing says."""
-        return narrowed(requirements.for_file(self.path, self.tensorflow_setting),
+        else the release the file installs for itself, else the project's declared
+        requirement; narrowed by the APIs the module uses that TensorFlow removed and by the
+        Python a notebook was last run with: see ``tensorflow_versions``), or None when
+        nothing says."""
+        installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
+        return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
                         self.fact("removed-apis", removed_apis_before),
                         releases_before_python(self.kernel_python))
 
