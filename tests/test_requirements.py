@@ -130,6 +130,7 @@ EAGER = "import tensorflow as tf\n\ntf.config.experimental_run_functions_eagerly
     ("README.md", "`./run.sh train --image me/tensorflow-base:2.0.0-rc0-py36-cuda100`\n"),
     ("README.rst", "Install::\n\n    pip install tensorflow-gpu==2.3.0\n"),
     ("environment.yml", "dependencies:\n  - python=3.7\n  - tensorflow=2.4\n"),
+    ("README.md", "Requirements:\n\n* `tensorflow-gpu==2.3.0`\n* numpy\n"),
 ])
 def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spelling(
         capsys, name, content):
@@ -143,6 +144,7 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
     "A TensorFlow 2.0 implementation; tested with TensorFlow 2.8+.\n",  # prose
     "pip install tensorflow-text==2.4.0\n",                          # another package
     "docker run nvcr.io/nvidia/tensorflow:22.03-tf2-py3\n",           # NVIDIA's numbering
+    "Our own README: a book pins `tensorflow_gpu==2.2.0`, so we read it.\n",  # a quote
 ])
 def test_what_names_no_release_of_tensorflow_exactly_keeps_the_newest(capsys, content):
     write("README.md", content)

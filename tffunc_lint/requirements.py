@@ -45,14 +45,19 @@ _CLAUSE = re.compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:\.
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
 #: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
 #: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
-_PINNED = re.compile(
-    r"tensorflow[\w.-]*:(?P<tag>[12]\.\d+)(?![\d])"
-    r"|(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<pin>[12]\.\d+)(?![\d*])",
-    re.IGNORECASE)
-#: A line that installs packages: ``pip install``, ``python -m pip install``, ``conda
-#: install``, and a notebook's ``!pip install`` (a comment in the converted source).
-_INSTALL = re.compile(r"^[ \t]*#?[ \t]*[!%]?[ \t]*(?:python3? -m )?(?:pip3?|conda)[ \t]+install\b"
-                      r".*$", re.MULTILINE)
+_IMAGE = re.compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
+_PIN = re.compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
+                  r"(?![\d*])", re.IGNORECASE)
+#: Where a pin counts: a line that installs (``RUN pip install``, ``conda install``), or one
+#: that is nothing but the requirement (an item of a conda environment or of a README's
+#: list). A pin quoted in a sentence may be anyone's.
+_INSTALLS = re.compile(r"\b(?:pip3?|conda|mamba)[ \t]+install\b")
+_REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
+                               re.IGNORECASE)
+#: A file's own install: ``!pip install`` in a notebook (a comment in the converted
+#: source), the same comment in a script.
+_OWN_INSTALL = re.compile(r"^[ \t]*#[ \t]*[!%]?[ \t]*(?:python3? -m )?(?:pip3?|conda)[ \t]+"
+                          r"install\b.*$", re.MULTILINE)
 #: Where a project says how to run it; read up to this many characters.
 _RUN_NOTES = re.compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
                         r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
@@ -230,10 +235,18 @@ def is_distributed(path: str) -> bool:
 
 
 def _pinned(text: str) -> Iterator[Version]:
-    """The releases ``text`` names exactly (``_PINNED``)."""
-    for match in _PINNED.finditer(text):
-        major, minor = (match.group("tag") or match.group("pin")).split(".")
-        yield int(major), int(minor)
+    """The releases a README, Docker or conda file names exactly: an image's tag anywhere,
+    a pin where it counts (``_INSTALLS``, ``_REQUIREMENT_LINE``)."""
+    for match in _IMAGE.finditer(text):
+        yield _release(match.group("version"))
+    for line in text.splitlines():
+        if "=" in line and (_INSTALLS.search(line) or _REQUIREMENT_LINE.match(line)):
+            yield from (_release(match.group("version")) for match in _PIN.finditer(line))
+
+
+def _release(version: str) -> Version:
+    major, minor = version.split(".")
+    return int(major), int(minor)
 
 
 def _between(releases) -> str:
@@ -248,8 +261,8 @@ def installed_in(text: str) -> Optional[str]:
     or None."""
     if "install" not in text:
         return None
-    releases = [release for line in _INSTALL.finditer(text)
-                for release in _pinned(line.group())]
+    releases = [_release(match.group("version")) for line in _OWN_INSTALL.finditer(text)
+                for match in _PIN.finditer(line.group())]
     return _between(releases) if releases else None
 
 
