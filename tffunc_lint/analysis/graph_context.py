@@ -457,7 +457,12 @@ class ProjectGraph:
             key = index.top_level.get(target[1])
             return (index.path, key) if key else None
         if kind == "method":
-            return self._method(index, target[1], target[2], include_own=True)
+            found = self._method(index, target[1], target[2], include_own=True)
+            if found is None and target[2] == "__call__":  # Keras's ``__call__`` runs ``call``
+                cls = index.classes.get(target[1])
+                if cls is not None and self.keras_kind(index, cls):
+                    found = self._method(index, target[1], "call", include_own=True)
+            return found
         if kind == "super":
             return self._method(index, target[1], target[2], include_own=False)
         if kind == "external":

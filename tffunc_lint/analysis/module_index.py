@@ -115,6 +115,9 @@ _KERAS_RUNS_AND_EXPORTS = KERAS_RUNS | _KERAS_EXPORTS
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 #: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
 RUN_EAGERLY = re.compile(words(["run_eagerly"]) + r"\s*=\s*True\b")
+#: Keras's ``fit``, called by a class's own: ``super().fit(...)``, ``keras.Model.fit(self,
+#: ...)``.
+_KERAS_FIT = re.compile(r"\bsuper\s*\([^)]*\)\s*\.\s*fit\s*\(|\.fit\s*\(\s*self\b")
 _EAGER_CLASS = re.compile(words(["dynamic"]) + r"\s*=\s*True|" + RUN_EAGERLY.pattern)
 #: ``tf.config.run_functions_eagerly(True)``: tf.function off for the whole process. In a
 #: class's constructor (a bridge to host code that needs values), Keras runs the instance's
@@ -1286,7 +1289,7 @@ class _Indexer:
         eager = bool(_EAGER_CLASS.search(text)) or any(
             isinstance(item, ast.FunctionDef) and item.name == "__init__"
             and EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
-            for item in node.body)
+            for item in node.body) or self._trains_itself(node)
         info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
                          {}, node.lineno, node.end_lineno, eager)
         if scope.function is None and scope.cls is None:
@@ -1296,6 +1299,16 @@ class _Indexer:
         body_scope = _Scope(None, None, info)
         for statement in node.body:
             self.visit(statement, body_scope)
+
+    def _trains_itself(self, node: ast.ClassDef) -> bool:
+        """The class replaces Keras's ``fit`` with a loop of its own: a ``def fit`` that does
+        not hand over to Keras's (``_KERAS_FIT``). ``model.fit(...)`` then runs ``call`` and
+        the steps as that loop calls them, eagerly unless it traces them itself (a
+        ``tf.function`` step, followed as any other)."""
+        return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and item.name == "fit" and not _KERAS_FIT.search(
+                       "".join(self.lines[item.lineno - 1:item.end_lineno]))
+                   for item in node.body)
 
     def visit_With(self, node: ast.With, scope: _Scope) -> None:
         self._visit_all(node.items, scope)
@@ -1741,6 +1754,8 @@ class _Indexer:
     def _callable(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
         """What calling ``node`` runs, as far as this module can tell."""
         if isinstance(node, ast.Name):
+            if node.id == "self" and scope.cls is not None:
+                return ("method", scope.cls.qualname, "__call__")  # ``self(x)``
             made = scope.partials.get(node.id) if scope.partials else None
             if made is not None:
                 return made
