@@ -209,6 +209,26 @@ def test_a_private_helper_a_test_calls_through_its_module_is_not_redundant(capsy
     assert lint_project_json(capsys, str(algs)) == (0, [])
 
 
+def test_a_private_method_a_test_calls_on_an_object_is_not_redundant(capsys, tmp_path):
+    # A normalizing-flows library: its tests call a flow's private tf.function steps
+    # (``tsnf._permute(z, identity)``) eagerly, on an instance of the class.
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    (flows / "triangular.py").write_text(
+        "import tensorflow as tf\n\n\nclass Triangular:\n    @tf.function\n"
+        "    def _permute(self, z, perm):\n        return tf.matmul(z, perm)\n\n"
+        "    @tf.function\n    def forward(self, z, perm):\n"
+        "        return self._permute(z, perm)\n", encoding="utf-8")
+    _, found = lint_project_json(capsys, str(flows))
+    assert [(f["line"], f["code"]) for f in found] == [(5, "TFF407")]
+    (flows / "test_triangular.py").write_text(
+        "import tensorflow as tf\n\nfrom .triangular import Triangular\n\n\n"
+        "def test_permute():\n    flow = Triangular()\n"
+        "    assert flow._permute(tf.eye(2), tf.eye(2)).shape == (2, 2)\n",
+        encoding="utf-8")
+    assert lint_project_json(capsys, str(flows)) == (0, [])
+
+
 _SCRIPT = """\
 import argparse
 

@@ -10,6 +10,7 @@ and the rules query.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from bisect import bisect_left, bisect_right
@@ -141,11 +142,19 @@ class ProjectGraph:
         ``never_named``); unknown (None): every file may be. ``whole_project``: the indexes
         are every module of their project, so a module none of them imports is imported by
         nothing (see ``_imported_by_nothing``)."""
-        self._distributed = distributed
+        # Asked for a module again and again, and the same for each while the graph lives.
+        self._distributed = functools.lru_cache(maxsize=None)(distributed) if distributed \
+            else None
         self._whole_project = whole_project
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
+        #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
+        #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
+        #: the lists.
+        self._importers_by_path: Dict[str, List[ModuleIndex]] = {}
+        self._more_by_path: Dict[str, List[ModuleIndex]] = {}
+        self._private_callers_by_name: Optional[Dict[str, List[ModuleIndex]]] = None
         self._any_tf1: Optional[bool] = None
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
@@ -458,16 +467,30 @@ class ProjectGraph:
             return (index.path, key) if key else None
         if kind == "method":
             found = self._method(index, target[1], target[2], include_own=True)
-            if found is None and target[2] == "__call__":  # Keras's ``__call__`` runs ``call``
+            if found is None and target[2] == "__call__":  # ``self(x)``
+                found = self._call_method(index, target[1])
+            elif found is None:  # ``self.step(x)`` of ``self.step = Step(...)``
                 cls = index.classes.get(target[1])
-                if cls is not None and self.keras_kind(index, cls):
-                    found = self._method(index, target[1], "call", include_own=True)
+                made = cls.instance_attributes.get(target[2]) if cls is not None else None
+                of = self._class(index, made) if made is not None else None
+                found = self._call_method(*of) if of is not None else None
             return found
         if kind == "super":
             return self._method(index, target[1], target[2], include_own=False)
         if kind == "external":
             return self._qualified(target[1])
         return None
+
+    def _call_method(self, index: ModuleIndex, class_name: str
+                     ) -> Optional[Tuple[str, FunctionKey]]:
+        """What calling an instance of the class runs: its ``__call__``, or a Keras class's
+        ``call`` (Keras's ``__call__`` runs it)."""
+        found = self._method(index, class_name, "__call__", include_own=True)
+        if found is None:
+            cls = index.classes.get(class_name)
+            if cls is not None and self.keras_kind(index, cls):
+                found = self._method(index, class_name, "call", include_own=True)
+        return found
 
     def _method(self, index: ModuleIndex, class_name: str, name: str, include_own: bool,
                 hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
@@ -689,16 +712,36 @@ class ProjectGraph:
     def imported_names(self, index: ModuleIndex) -> FrozenSet[str]:
         """The module's private decorated ``tf.function`` names (the only ones TFF407 may
         take for module-local) that other linted modules import by name (``from mod import
-        _helper``) or call through the module (``mod._helper(x)``), tests included."""
-        decorated = {index.functions[entry.target[1]].qualname for entry in index.entries
+        _helper``) or call through the module (``mod._helper(x)``), and the names of its
+        private decorated methods that they call on an object (``flow._permute(z, p)``),
+        tests included."""
+        functions = [index.functions[entry.target[1]] for entry in index.entries
                      if entry.how == "@tf.function" and entry.target[0] == "local"
-                     and entry.target[1] in index.functions
-                     and index.functions[entry.target[1]].qualname.startswith("_")}
+                     and entry.target[1] in index.functions]
+        decorated = {function.qualname for function in functions
+                     if function.qualname.startswith("_")}
+        methods = {function.qualname.rpartition(".")[2] for function in functions
+                   if function.class_qualname}
         importers = self._imports()
         stem = index.module.rpartition(".")[2]
-        return frozenset(name for name in decorated if any(
+        imported = {name for name in decorated if any(
             other is not index for key in (f"{index.module}.{name}", f"*{stem}.{name}")
-            for other in importers.get(key, ())))
+            for other in importers.get(key, ()))}
+        callers = self._private_callers()
+        imported.update(name for name in methods if any(
+            other is not index for other in callers.get(name, ())))
+        return frozenset(imported)
+
+    def _private_callers(self) -> Dict[str, List[ModuleIndex]]:
+        """Each private name called on an object (``ModuleIndex.private_calls``) → the
+        linted modules that call it so, built once."""
+        if self._private_callers_by_name is None:
+            found: Dict[str, List[ModuleIndex]] = {}
+            for other in self.by_path.values():
+                for name in other.private_calls:
+                    found.setdefault(name, []).append(other)
+            self._private_callers_by_name = found
+        return self._private_callers_by_name
 
     def whole_program(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program, whose own code is all that uses its classes: a
@@ -739,6 +782,12 @@ class ProjectGraph:
         modules that share a name (``network.py`` beside the training scripts and another in
         ``pseudocode/``), a script imports the one in its own folder, which Python puts
         first on ``sys.path``; an importer in a folder of neither may import either."""
+        known = self._importers_by_path.get(index.path)
+        if known is None:
+            known = self._importers_by_path[index.path] = self._importers_anew(index)
+        return known
+
+    def _importers_anew(self, index: ModuleIndex) -> List[ModuleIndex]:
         imports = self._imports()
         found = [other for other in imports.get(index.module, ()) if other is not index]
         for name in self._named_by_folders.get(index.path, ()):
@@ -767,9 +816,13 @@ class ProjectGraph:
         """Importers ``_importers_of`` does not count: those that import the module with
         ``*`` by its name (``_star_importers``) and the scripts beside it that import it by
         its stem (``_stem_importers``)."""
-        stars = self._star_importers(index)
-        seen = {id(other) for other in stars}  # by identity: an index compares by value
-        return stars + [other for other in self._stem_importers(index) if id(other) not in seen]
+        known = self._more_by_path.get(index.path)
+        if known is None:
+            stars = self._star_importers(index)
+            seen = {id(other) for other in stars}  # by identity: an index compares by value
+            known = self._more_by_path[index.path] = stars + [
+                other for other in self._stem_importers(index) if id(other) not in seen]
+        return known
 
     def _star_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         self._index_other_imports()

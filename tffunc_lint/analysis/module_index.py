@@ -395,6 +395,9 @@ class ClassInfo:
     first_line: int
     last_line: int
     eager: bool
+    instance_attributes: Dict[str, Optional[Target]] = field(default_factory=dict)
+    """Attributes its methods bind to an instance of a class (``self.step =
+    RungeKuttaStep(a, b)``) → that class; None where they bind more than one."""
 
 
 @dataclass
@@ -637,6 +640,10 @@ class ModuleIndex:
     ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
+    private_calls: Set[str] = field(default_factory=set)
+    """Private names the code calls on an object of any kind but ``self``/``cls``
+    (``flow._permute(z, p)`` in a test): another module's private method that may run
+    eagerly there."""
     module_reads: Set[str] = field(default_factory=set)
     """Qualified names the code reads through a name bound to a module that may be the
     project's (``layers.Gate``, ``layers.make(x)``: ``pkg.layers.Gate``, see
@@ -1369,6 +1376,8 @@ class _Indexer:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self"):
                     scope.function.writes.add(target.attr)
+                    if scope.cls is not None:
+                        self._binds_instance(scope.cls, target.attr, node.value)
         if len(node.targets) == 1 and self.tracks_datasets:
             self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope,
                                 isinstance(node.value, ast.Call)
@@ -1379,6 +1388,13 @@ class _Indexer:
                 class_name = ast_dotted_name(node.value.func)
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
+
+    def _binds_instance(self, cls: ClassInfo, attr: str, value: ast.expr) -> None:
+        """Note what class ``self.<attr> = value`` makes an instance of (see
+        ``ClassInfo.instance_attributes``)."""
+        made = self._class_ref(value.func) if isinstance(value, ast.Call) else None
+        known = cls.instance_attributes
+        known[attr] = made if known.get(attr, made) == made else None
 
     def _instance_class(self, value: ast.expr, scope: _Scope) -> Optional[str]:
         """The module's class ``value`` is an instance of, when known: ``self`` in a method,
@@ -1451,6 +1467,9 @@ class _Indexer:
                          else None)  # ``mod`` of ``mod.f(x)``
         if qualified and receiver_name in self.imported_aliases:
             self.index.module_calls.add(qualified)  # ``mod._helper(x)``, through its module
+        elif (attr is not None and attr[0] == "_" and not attr.endswith("__")
+              and receiver_name not in ("self", "cls")):
+            self.index.private_calls.add(attr)
         eager = attr in KERAS_RUNS and receiver_name in scope.eager_models
         if attr == "compile" and receiver_name is not None:
             self._asks_eagerly(receiver_name, next(
