@@ -6,7 +6,9 @@ assignment is harmful only with evidence that the value must live past that trac
 
 - **carried**: the traced function reads the state before it sets it (``self.counter += 1``,
   ``if self.step == 0: ... self.step = 1``, ``self.h = f(self.h)``), so later calls would
-  need the value that Python only updates while tracing;
+  need the value that Python only updates while tracing; not when each call of it follows
+  a statement of its caller that sets the state (``self.prepare(x)``, then the decoding
+  steps that read what the step before left: scratch state of one call);
 - **read elsewhere**: another function of the module reads the state without setting it
   first (an untraced method, a property, module-level code): it sees a symbolic tensor of
   the trace, or a value frozen at trace time. Set-up methods (``__init__``, ``build``) run
@@ -324,7 +326,8 @@ class StateUse:
     def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls,
                   attribute: Optional[str] = None) -> bool:
         own = uses.get(id(function))
-        if own is not None and own.read_before_set(setter_calls(id(function))):
+        if own is not None and own.read_before_set(setter_calls(id(function))) and not (
+                attribute and self._set_first_by_callers(function, attribute, setter_calls)):
             return True
         modes = self._store_modes(own, function) if attribute and own is not None else {}
         for key, other in uses.items():
@@ -341,6 +344,32 @@ class StateUse:
                     and not (attribute and self._graph_helper(key, attribute))):
                 return True
         return False
+
+    def _set_first_by_callers(self, function: ast.AST, attribute: str, setter_calls) -> bool:
+        """Each call of ``function`` on its object follows a statement of its caller's own
+        body that sets ``attribute`` (``self.prepare_decoder(x)``, then ``self.decode(...)``
+        in a loop of the same ``call``): what ``function`` reads first was set earlier in
+        that call, not carried over from the call before."""
+        name = self._names.get(id(function))
+        if name is None or self._defined[name] != 1:
+            return False
+        uses = self.attributes.get(attribute, {})
+        called = False
+        for key, calls in self._calls.items():
+            for line, column, statement, callee in calls:
+                if callee != name:
+                    continue
+                if key == id(function):
+                    return False  # calls itself
+                own = uses.get(key)
+                sets = [*(own.stores if own is not None else ()), *setter_calls(key)]
+                body = getattr(self._nodes.get(key), "body", ())
+                if not any((set_line, set_column) < (line, column) and setting in body
+                           and setting is not statement
+                           for set_line, set_column, setting in sets):
+                    return False
+                called = True
+        return called
 
     def _store_modes(self, own: "_Uses", function: ast.AST) -> Dict[str, object]:
         """The configuration every store of ``own`` runs under: ``{"mode": "learned"}`` when
