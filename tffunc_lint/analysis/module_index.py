@@ -1545,7 +1545,10 @@ class _Indexer:
         arguments = [a for a in (*node.args, *(k.value for k in node.keywords))
                      if id(a) not in skipped]
         if scope.edges:
-            callee = self._callable(func, scope)
+            if func.__class__ is ast.Name and func.id == "self" and scope.cls is not None:
+                callee = ("method", scope.cls.qualname, "__call__")  # ``self(x)``: calls it
+            else:
+                callee = self._callable(func, scope)
             if callee is not None:
                 if (callee[0] == "method" and isinstance(func, ast.Attribute)
                         and isinstance(func.value, ast.Name)
@@ -1773,8 +1776,6 @@ class _Indexer:
     def _callable(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
         """What calling ``node`` runs, as far as this module can tell."""
         if isinstance(node, ast.Name):
-            if node.id == "self" and scope.cls is not None:
-                return ("method", scope.cls.qualname, "__call__")  # ``self(x)``
             made = scope.partials.get(node.id) if scope.partials else None
             if made is not None:
                 return made
