@@ -237,6 +237,8 @@ def is_distributed(path: str) -> bool:
 def _pinned(text: str) -> Iterator[Version]:
     """The releases a README, Docker or conda file names exactly: an image's tag anywhere,
     a pin where it counts (``_INSTALLS``, ``_REQUIREMENT_LINE``)."""
+    if "tensorflow" not in text.lower():
+        return
     for match in _IMAGE.finditer(text):
         yield _release(match.group("version"))
     for line in text.splitlines():

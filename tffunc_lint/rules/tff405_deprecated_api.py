@@ -60,12 +60,16 @@ class DeprecatedTfFunctionApi(Rule):
     2.3): the `tensorflow-version` setting (`">=2.4"`), else the TensorFlow requirement of the
     nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`), `setup.cfg`
     (`install_requires`) or `setup.py` above the file, up to the project's root
-    (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`), narrowed by the module's
-    own code: a module that uses an API TensorFlow removed runs only on the releases before
-    the removal (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
+    (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); where those name no
+    TensorFlow, the releases a README, `Dockerfile` or conda `environment.yml` pins (a
+    `tensorflow/tensorflow:2.4.0-gpu` image, `pip install tensorflow==2.4.0`); a file that
+    installs a release itself (a notebook's `!pip install tensorflow==2.3.0`) runs that one.
+    The versions are narrowed by the module's own code: a module that uses an API
+    TensorFlow removed runs only on the releases before the removal
+    (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
     `experimental_relax_shapes=`), and a notebook last run with an old Python only on the
-    releases that supported it (Python 3.6: before 2.7). A version named only in prose or
-    a container image is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
+    releases that supported it (Python 3.6: before 2.7). A version named only in prose
+    ("tested with TensorFlow 2.1") is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
     keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
     already present.
 
