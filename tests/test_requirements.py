@@ -129,6 +129,8 @@ EAGER = "import tensorflow as tf\n\ntf.config.experimental_run_functions_eagerly
     # a research project whose README runs its own image built on TensorFlow's
     ("README.md", "`./run.sh train --image me/tensorflow-base:2.0.0-rc0-py36-cuda100`\n"),
     ("README.rst", "Install::\n\n    pip install tensorflow-gpu==2.3.0\n"),
+    ("Dockerfile", "FROM python:3.7\nRUN apt-get update && pip3 install tensorflow==2.4.1\n"),
+    ("README.md", "```\n$ python -m pip install -q tensorflow-gpu==2.3.0 numpy\n```\n"),
     ("environment.yml", "dependencies:\n  - python=3.7\n  - tensorflow=2.4\n"),
     ("README.md", "Requirements:\n\n* `tensorflow-gpu==2.3.0`\n* numpy\n"),
 ])
@@ -145,6 +147,8 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
     "pip install tensorflow-text==2.4.0\n",                          # another package
     "docker run nvcr.io/nvidia/tensorflow:22.03-tf2-py3\n",           # NVIDIA's numbering
     "Our own README: a book pins `tensorflow_gpu==2.2.0`, so we read it.\n",  # a quote
+    "A pin on an install line (`pip install tensorflow==2.4.0`) counts.\n",    # and another
+    "The image (`tensorflow/tensorflow:2.4.0-gpu`) a README runs counts.\n",  # an image too
 ])
 def test_what_names_no_release_of_tensorflow_exactly_keeps_the_newest(capsys, content):
     write("README.md", content)

@@ -46,12 +46,20 @@ _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
 #: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
 #: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
 _IMAGE = re.compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
+#: Where an image counts: a line that starts building or running it (``FROM``, ``docker
+#: run``, a list item ``- docker image …``, the image alone) or passes it on (``--image``,
+#: compose's ``image:``), not one quoting it in a sentence.
+_RUNS_IMAGE = re.compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:FROM\b|"
+                         r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|--image\b",
+                         re.IGNORECASE)
 _PIN = re.compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
                   r"(?![\d*])", re.IGNORECASE)
-#: Where a pin counts: a line that installs (``RUN pip install``, ``conda install``), or one
-#: that is nothing but the requirement (an item of a conda environment or of a README's
-#: list). A pin quoted in a sentence may be anyone's.
-_INSTALLS = re.compile(r"\b(?:pip3?|conda|mamba)[ \t]+install\b")
+#: Where a pin counts: a line that starts installing (``RUN pip install``, ``$ conda
+#: install``, ``- pip install`` in a list, after ``&&``), or one that is nothing but the
+#: requirement (an item of a conda environment or of a README's list). A pin quoted in a
+#: sentence may be anyone's: this project's own README quotes some.
+_INSTALLS = re.compile(r"(?:^|&&|;|\bRUN\b)[ \t]*(?:[-*+>$!][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?"
+                       r"(?:python3?[ \t]+-m[ \t]+)?(?:pip3?|conda|mamba)[ \t]+install\b")
 _REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
                                re.IGNORECASE)
 #: A file's own install: ``!pip install`` in a notebook (a comment in the converted
@@ -235,13 +243,13 @@ def is_distributed(path: str) -> bool:
 
 
 def _pinned(text: str) -> Iterator[Version]:
-    """The releases a README, Docker or conda file names exactly: an image's tag anywhere,
-    a pin where it counts (``_INSTALLS``, ``_REQUIREMENT_LINE``)."""
+    """The releases a README, Docker or conda file names exactly: an image's tag and a pin
+    where they count (``_RUNS_IMAGE``; ``_INSTALLS``, ``_REQUIREMENT_LINE``)."""
     if "tensorflow" not in text.lower():
         return
-    for match in _IMAGE.finditer(text):
-        yield _release(match.group("version"))
     for line in text.splitlines():
+        if ":" in line and _RUNS_IMAGE.search(line):
+            yield from (_release(match.group("version")) for match in _IMAGE.finditer(line))
         if "=" in line and (_INSTALLS.search(line) or _REQUIREMENT_LINE.match(line)):
             yield from (_release(match.group("version")) for match in _PIN.finditer(line))
 

@@ -395,6 +395,10 @@ class ClassInfo:
     first_line: int
     last_line: int
     eager: bool
+    trains_itself: bool = False
+    """It defines a ``fit`` of its own that does not hand over to Keras's: a Keras model's
+    ``fit`` is then that loop, which runs ``call`` and the steps as it calls them (a
+    Keras layer's ``fit``, a preprocessing layer fitting its statistics, is not training)."""
     instance_attributes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Attributes its methods bind to an instance of a class (``self.step =
     RungeKuttaStep(a, b)``) → that class; None where they bind more than one."""
@@ -1296,9 +1300,10 @@ class _Indexer:
         eager = bool(_EAGER_CLASS.search(text)) or any(
             isinstance(item, ast.FunctionDef) and item.name == "__init__"
             and EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
-            for item in node.body) or self._trains_itself(node)
+            for item in node.body)
         info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
-                         {}, node.lineno, node.end_lineno, eager)
+                         {}, node.lineno, node.end_lineno, eager,
+                         trains_itself=self._trains_itself(node))
         if scope.function is None and scope.cls is None:
             self.index.classes[qualname] = info
         else:
@@ -1308,10 +1313,8 @@ class _Indexer:
             self.visit(statement, body_scope)
 
     def _trains_itself(self, node: ast.ClassDef) -> bool:
-        """The class replaces Keras's ``fit`` with a loop of its own: a ``def fit`` that does
-        not hand over to Keras's (``_KERAS_FIT``). ``model.fit(...)`` then runs ``call`` and
-        the steps as that loop calls them, eagerly unless it traces them itself (a
-        ``tf.function`` step, followed as any other)."""
+        """The class has a ``def fit`` that does not hand over to Keras's (``_KERAS_FIT``);
+        see ``ClassInfo.trains_itself``."""
         return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and item.name == "fit" and not _KERAS_FIT.search(
                        "".join(self.lines[item.lineno - 1:item.end_lineno]))

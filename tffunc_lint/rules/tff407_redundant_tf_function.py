@@ -102,7 +102,8 @@ class _Finder:
             cls = self.index.classes.get(info.class_qualname or "")
             kind, own_steps = self.context.graph.keras_classes.get(
                 info.class_qualname or "", (None, ()))
-            if (kind and not cls.eager and self.context.graph.runs_keras
+            if (kind and not cls.eager and not (kind == "Model" and cls.trains_itself)
+                    and self.context.graph.runs_keras
                     and node.name not in own_steps
                     and not _called_eagerly(self.index, cls)
                     and node.name not in self._used_as_tf_function(cls)
