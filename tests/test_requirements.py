@@ -149,6 +149,8 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
     "Our own README: a book pins `tensorflow_gpu==2.2.0`, so we read it.\n",  # a quote
     "A pin on an install line (`pip install tensorflow==2.4.0`) counts.\n",    # and another
     "The image (`tensorflow/tensorflow:2.4.0-gpu`) a README runs counts.\n",  # an image too
+    "An image it runs (`FROM tensorflow/tensorflow:2.4.0-gpu`, `--image …`) counts.\n",
+    "a pin on a line that installs (`pip install tensorflow==2.4.0`, `RUN pip install …`)\n",
 ])
 def test_what_names_no_release_of_tensorflow_exactly_keeps_the_newest(capsys, content):
     write("README.md", content)

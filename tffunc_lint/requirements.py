@@ -50,15 +50,15 @@ _IMAGE = re.compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNO
 #: run``, a list item ``- docker image …``, the image alone) or passes it on (``--image``,
 #: compose's ``image:``), not one quoting it in a sentence.
 _RUNS_IMAGE = re.compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:FROM\b|"
-                         r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|--image\b",
-                         re.IGNORECASE)
+                         r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|"
+                         r"--image[ \t=]+`?[\w./-]*tensorflow", re.IGNORECASE)
 _PIN = re.compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
                   r"(?![\d*])", re.IGNORECASE)
 #: Where a pin counts: a line that starts installing (``RUN pip install``, ``$ conda
 #: install``, ``- pip install`` in a list, after ``&&``), or one that is nothing but the
 #: requirement (an item of a conda environment or of a README's list). A pin quoted in a
 #: sentence may be anyone's: this project's own README quotes some.
-_INSTALLS = re.compile(r"(?:^|&&|;|\bRUN\b)[ \t]*(?:[-*+>$!][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?"
+_INSTALLS = re.compile(r"(?:^[ \t]*(?:RUN\b)?|&&|;)[ \t]*(?:[-*+>$!][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?"
                        r"(?:python3?[ \t]+-m[ \t]+)?(?:pip3?|conda|mamba)[ \t]+install\b")
 _REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
                                re.IGNORECASE)
@@ -250,8 +250,12 @@ def _pinned(text: str) -> Iterator[Version]:
     for line in text.splitlines():
         if ":" in line and _RUNS_IMAGE.search(line):
             yield from (_release(match.group("version")) for match in _IMAGE.finditer(line))
-        if "=" in line and (_INSTALLS.search(line) or _REQUIREMENT_LINE.match(line)):
-            yield from (_release(match.group("version")) for match in _PIN.finditer(line))
+        if "=" not in line:
+            continue
+        install = _INSTALLS.search(line)
+        if install or _REQUIREMENT_LINE.match(line):
+            yield from (_release(match.group("version")) for match in _PIN.finditer(
+                line, install.end() if install else 0))
 
 
 def _release(version: str) -> Version:

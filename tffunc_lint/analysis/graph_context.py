@@ -470,11 +470,6 @@ class ProjectGraph:
             found = self._method(index, target[1], target[2], include_own=True)
             if found is None and target[2] == "__call__":  # ``self(x)``
                 found = self._call_method(index, target[1])
-            elif found is None:  # ``self.step(x)`` of ``self.step = Step(...)``
-                cls = index.classes.get(target[1])
-                made = cls.instance_attributes.get(target[2]) if cls is not None else None
-                of = self._class(index, made) if made is not None else None
-                found = self._call_method(*of) if of is not None else None
             return found
         if kind == "super":
             return self._method(index, target[1], target[2], include_own=False)

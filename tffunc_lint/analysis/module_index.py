@@ -399,9 +399,6 @@ class ClassInfo:
     """It defines a ``fit`` of its own that does not hand over to Keras's: a Keras model's
     ``fit`` is then that loop, which runs ``call`` and the steps as it calls them (a
     Keras layer's ``fit``, a preprocessing layer fitting its statistics, is not training)."""
-    instance_attributes: Dict[str, Optional[Target]] = field(default_factory=dict)
-    """Attributes its methods bind to an instance of a class (``self.step =
-    RungeKuttaStep(a, b)``) → that class; None where they bind more than one."""
 
 
 @dataclass
@@ -1379,8 +1376,6 @@ class _Indexer:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self"):
                     scope.function.writes.add(target.attr)
-                    if scope.cls is not None:
-                        self._binds_instance(scope.cls, target.attr, node.value)
         if len(node.targets) == 1 and self.tracks_datasets:
             self._bind_datasets(node.targets[0], self._dataset_value(node.value, scope), scope,
                                 isinstance(node.value, ast.Call)
@@ -1391,13 +1386,6 @@ class _Indexer:
                 class_name = ast_dotted_name(node.value.func)
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
-
-    def _binds_instance(self, cls: ClassInfo, attr: str, value: ast.expr) -> None:
-        """Note what class ``self.<attr> = value`` makes an instance of (see
-        ``ClassInfo.instance_attributes``)."""
-        made = self._class_ref(value.func) if isinstance(value, ast.Call) else None
-        known = cls.instance_attributes
-        known[attr] = made if known.get(attr, made) == made else None
 
     def _instance_class(self, value: ast.expr, scope: _Scope) -> Optional[str]:
         """The module's class ``value`` is an instance of, when known: ``self`` in a method,
