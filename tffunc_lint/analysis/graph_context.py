@@ -294,8 +294,8 @@ class ProjectGraph:
             runs_keras = self.runs_keras(index) and not program_eager
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
-                if kind is None or cls.eager or not runs_keras or kind == "Model" and (
-                        cls.trains_itself) or (
+                if kind is None or cls.eager or not runs_keras or cls.trained_by_own_loop(
+                        kind) or (
                         unused and _within(unused, cls.first_line)):
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()

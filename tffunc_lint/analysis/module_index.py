@@ -396,9 +396,14 @@ class ClassInfo:
     last_line: int
     eager: bool
     trains_itself: bool = False
-    """It defines a ``fit`` of its own that does not hand over to Keras's: a Keras model's
-    ``fit`` is then that loop, which runs ``call`` and the steps as it calls them (a
-    Keras layer's ``fit``, a preprocessing layer fitting its statistics, is not training)."""
+    """It defines a ``fit`` of its own that does not hand over to Keras's (see
+    ``trained_by_own_loop``)."""
+
+    def trained_by_own_loop(self, kind: Optional[str]) -> bool:
+        """A Keras model (``kind``: ``"Model"``) whose ``fit`` is a loop of its own, which
+        runs ``call`` and the steps as it calls them, not in Keras's graph. A Keras layer's
+        ``fit`` (a preprocessing layer fitting its statistics) is not its training."""
+        return kind == "Model" and self.trains_itself
 
 
 @dataclass

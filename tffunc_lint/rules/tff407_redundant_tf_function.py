@@ -102,7 +102,7 @@ class _Finder:
             cls = self.index.classes.get(info.class_qualname or "")
             kind, own_steps = self.context.graph.keras_classes.get(
                 info.class_qualname or "", (None, ()))
-            if (kind and not cls.eager and not (kind == "Model" and cls.trains_itself)
+            if (kind and not cls.eager and not cls.trained_by_own_loop(kind)
                     and self.context.graph.runs_keras
                     and node.name not in own_steps
                     and not _called_eagerly(self.index, cls)
