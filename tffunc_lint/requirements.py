@@ -63,10 +63,9 @@ _INSTALLS = re.compile(r"(?:^[ \t]*(?:RUN\b)?|&&|;)[ \t]*(?:[-*+>$!][ \t]*)*`?[ 
 _REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
                                re.IGNORECASE)
 #: A file's own install: ``!pip install`` in a notebook (a comment in the converted
-#: source), the same comment in a script.
-_OWN_INSTALL = re.compile(r"^[ \t]*#[ \t]*[!%]?[ \t]*(?:python3? -m )?(?:pip3?|conda)[ \t]+"
-                          r"install\b.*$", re.MULTILINE)
-#: Where a project says how to run it; read up to this many characters.
+#: source), the same comment in a script; what follows ``#`` is read as ``_INSTALLS``.
+_COMMENTED_INSTALL = re.compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
+#: Where a project says how to run it (``_RUN_NOTES_READ``: read up to this many characters).
 _RUN_NOTES = re.compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
                         r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
 _RUN_NOTES_READ = 200_000
@@ -250,12 +249,17 @@ def _pinned(text: str) -> Iterator[Version]:
     for line in text.splitlines():
         if ":" in line and _RUNS_IMAGE.search(line):
             yield from (_release(match.group("version")) for match in _IMAGE.finditer(line))
-        if "=" not in line:
-            continue
-        install = _INSTALLS.search(line)
-        if install or _REQUIREMENT_LINE.match(line):
-            yield from (_release(match.group("version")) for match in _PIN.finditer(
-                line, install.end() if install else 0))
+        if "=" in line:
+            yield from _installed(line, _REQUIREMENT_LINE.match(line) is not None)
+
+
+def _installed(line: str, requirement: bool = False) -> Iterator[Version]:
+    """The releases pinned after the install command that ``line`` starts (``_INSTALLS``),
+    or anywhere in it when it is a requirement of its own."""
+    install = _INSTALLS.search(line)
+    if install or requirement:
+        yield from (_release(match.group("version"))
+                    for match in _PIN.finditer(line, install.end() if install else 0))
 
 
 def _release(version: str) -> Version:
@@ -275,8 +279,8 @@ def installed_in(text: str) -> Optional[str]:
     or None."""
     if "install" not in text:
         return None
-    releases = [_release(match.group("version")) for line in _OWN_INSTALL.finditer(text)
-                for match in _PIN.finditer(line.group())]
+    releases = [release for comment in _COMMENTED_INSTALL.finditer(text)
+                for release in _installed(comment.group(1))]
     return _between(releases) if releases else None
 
 
