@@ -130,6 +130,55 @@ def test_findings_of_an_unchanged_project_come_from_one_entry(project, linted, m
     assert loaded == ["summary"]
 
 
+@pytest.fixture
+def graphs(monkeypatch) -> List[int]:
+    """One entry per project call graph built."""
+    built: List[int] = []
+    original = tffunc_lint.runner.ProjectGraph
+
+    def spy(indexes, *args, **kwargs):
+        built.append(1)
+        return original(indexes, *args, **kwargs)
+
+    monkeypatch.setattr(tffunc_lint.runner, "ProjectGraph", spy)
+    return built
+
+
+def test_an_edit_the_graph_does_not_read_relints_that_file_alone(project, linted, graphs):
+    """A comment, or a changed string, in a traced helper: the graph of the last run holds,
+    so the helper is linted again, with the view that run gave it, and nothing else is read
+    or built. What it finds is what a run without the cache finds."""
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    _run(project, cache, findings_only=True)
+    helpers = project / "pkg" / "helpers.py"
+    for text in (HELPERS + "# a comment\n", HELPERS.replace("scaling", "scaling up")):
+        helpers.write_text(text)
+        graphs.clear()
+        linted.clear()
+        findings = _run(project, cache, findings_only=True)
+        assert graphs == [] and linted == ["helpers.py", "helpers.py (view)"]
+        assert findings == _run(project, Cache(None))
+    graphs.clear()
+    linted.clear()
+    assert _run(project, cache, findings_only=True) == findings  # and that run was stored
+    assert graphs == [] and linted == []
+
+
+def test_an_edit_the_call_graph_reads_joins_it_again(project, linted, graphs):
+    """A line moved, or a call gone: the last run's graph no longer holds."""
+    cache = Cache(str(project / ".tffunc_lint_cache"))
+    _run(project, cache, findings_only=True)
+    graphs.clear()
+    (project / "pkg" / "helpers.py").write_text("\n" + HELPERS)
+    findings = _run(project, cache, findings_only=True)
+    assert graphs == [1] and findings == _run(project, Cache(None))
+    (project / "pkg" / "train.py").write_text(CALLER.replace("helpers.scale(x)", "x"))
+    graphs.clear()
+    findings = _run(project, cache, findings_only=True)
+    assert graphs == [1] and findings["helpers.py"] == []
+    assert findings == _run(project, Cache(None))
+
+
 def test_editing_a_callee_relints_it_and_only_the_modules_whose_trace_changed(project, linted):
     cache = Cache(str(project / ".tffunc_lint_cache"))
     _run(project, cache)
@@ -258,13 +307,14 @@ def test_many_entries_go_into_one_pack_that_the_next_runs_read(project, linted, 
     monkeypatch.setattr(tffunc_lint.cache, "PACK_FROM", 2)
     directory = project / ".tffunc_lint_cache"
     cold = _run(project, Cache(str(directory)))
-    assert _entries(directory) == ["pack.alone", "project", "summary"]  # 1 file re-linted
+    # 1 file re-linted; the run's views, and its file keys as the last run of these files
+    assert _entries(directory) == ["last", "pack.alone", "project", "summary", "views"]
     linted.clear()
     assert _run(project, Cache(str(directory))) == cold and linted == []
     (project / "pkg" / "other.py").write_text(OTHER + "\n# edited\n")
     edited = _run(project, Cache(str(directory)))
     assert linted == ["other.py"] and edited == cold
-    assert _entries(directory) == ["alone", "pack.alone", "project", "summary"]
+    assert _entries(directory) == ["alone", "last", "pack.alone", "project", "summary", "views"]
     linted.clear()
     assert _run(project, Cache(str(directory))) == cold and linted == []
 

@@ -15,7 +15,10 @@ setting) and holds, per linted file, two entries:
 One more entry holds, for the last run's set of files (keyed on every file's own key, in
 order), the keys of those second entries and every file's findings: a run in which no file
 changed finds its results without joining the project's call graph again, and a run that
-reports only findings reads nothing else.
+reports only findings reads nothing else. Next to it, the views themselves, and, for the
+set of files (keyed on their paths alone), the key of the last run and each file's key: a
+run in which a few files changed only in what the call graph does not read (a comment, a
+string) takes the last run's views, and lints just those files (``runner``).
 
 Entries are written to a temporary file and renamed into place, so concurrent runs never
 read half an entry; an entry that cannot be read, or whose key does not match, is ignored
@@ -37,7 +40,7 @@ from typing import Any, Dict, Optional, Tuple
 from . import __version__
 
 DIRECTORY = ".tffunc_lint_cache"
-_FORMAT = 2  # 2: FileResult moved to tffunc_lint.finding
+_FORMAT = 3  # 2: FileResult moved to tffunc_lint.finding; 3: packs hold values pickled
 #: From this many entries of one kind written by one run, they go into the kind's pack.
 PACK_FROM = 32
 
@@ -104,7 +107,7 @@ class Cache:
                                      f"v{__version__}-{_FORMAT}-{python}-{_code_stamp()}")
                         if directory else None)
         self._ready = False
-        self._packs: Dict[str, Dict[str, Tuple[str, Any]]] = {}
+        self._packs: Dict[str, Dict[str, Tuple[str, bytes]]] = {}
 
     def __bool__(self) -> bool:
         return self.directory is not None
@@ -125,7 +128,7 @@ class Cache:
         if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == key
                 and stored[1] == location):
             packed = self._pack(kind).get(location)
-            return packed[1] if packed is not None and packed[0] == key else None
+            return _loads(packed[1]) if packed is not None and packed[0] == key else None
         return stored[2]
 
     def store(self, path: str, kind: str, key: str, value: Any) -> None:
@@ -142,14 +145,19 @@ class Cache:
             for path, (key, value) in entries.items():
                 self.store(path, kind, key, value)
             return
+        import pickle
+
         pack = dict(self._pack(kind))
-        pack.update((os.path.abspath(path), entry) for path, entry in entries.items())
+        pack.update((os.path.abspath(path), (key, pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
+                    for path, (key, value) in entries.items())
         self._packs[kind] = pack
         self._write(os.path.join(self._folder, f"pack.{kind}"), pack, records=True)
 
-    def _pack(self, kind: str) -> Dict[str, Tuple[str, Any]]:
+    def _pack(self, kind: str) -> Dict[str, Tuple[str, bytes]]:
         """The kind's pack: ``(path, key, value)`` records, one pickle each (written one at a
-        time, so that pickling them all at once does not hold a memo of every object)."""
+        time, so that pickling them all at once does not hold a memo of every object), each
+        value pickled on its own: a run that reads a few entries of a pack unpickles only
+        those (a run after a change to one file reads the last results of that file)."""
         pack = self._packs.get(kind)
         if pack is None:
             records = self._read(os.path.join(self._folder, f"pack.{kind}"), records=True)
@@ -212,6 +220,17 @@ class Cache:
                 stream.write("# Automatically created by tffunc-lint.\n*\n")
             os.replace(temporary, ignore)
         self._ready = True
+
+
+def _loads(value: bytes) -> Any:
+    """A value of a pack, or None if it cannot be read."""
+    import pickle
+
+    try:
+        with paused_gc():
+            return pickle.loads(value)
+    except Exception:  # noqa: BLE001 - a bad entry is a miss, never an error
+        return None
 
 
 def source_digest(source: bytes) -> str:

@@ -28,6 +28,9 @@ from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
 from .analysis.module_index import FunctionKey, ModuleIndex
 
+#: At most this many changed files are compared with the last run's (``_after_few_changes``).
+_FEW_CHANGED = 8
+
 #: Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 16
 
@@ -310,9 +313,11 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                   workers: _Workers, cache: Cache, findings_only: bool,
                   whole_project: bool) -> List[FileResult]:
     keys: Dict[str, str] = {}
+    contexts: Dict[str, tuple] = {}
     contents: Dict[str, Union[str, bytes]] = {}
     cached: Dict[str, FileResult] = {}
     project_key, summary = None, None
+    view_objects: Optional[Dict[str, ModuleView]] = None
     if cache:
         settings_keys: Dict[int, Tuple[Settings, str]] = {}
         for path in files:
@@ -326,14 +331,20 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 contents[path] = digest if rereadable else source
                 # The versions the project declares count as settings (TFF405 reads them).
                 # So does whether it is part of a distribution (``ProjectGraph.never_named``).
-                keys[path] = file_key(path, module_name_for(path), digest, known[1] + str(
+                context = contexts[path] = (module_name_for(path), known[1] + str(
                     requirements.for_file(path, settings.tensorflow_version))
                     + str(requirements.is_distributed(path)))
+                keys[path] = file_key(path, context[0], digest, context[1])
         project_key = _project_key(files, keys, whole_project)
         summary = _load_summary(cache, files, project_key)
         if summary is not None and findings_only:
             return [FileResult(path, list(findings), cells=cells)
                     for path, findings, cells in summary[1]]
+        if summary is None and findings_only and project_key is not None:
+            quick = _after_few_changes(cache, files, keys, contexts, project_key,
+                                       whole_project, settings_for, workers, contents)
+            if quick is not None:
+                return quick
         with paused_gc():  # once for every entry, not once per entry
             for path, key in keys.items():
                 hit = cache.load(path, "alone", key)
@@ -360,6 +371,7 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
     if views is None:
         with paused_gc():
             again = _project_views(results, settings_for, fix, contents, whole_project)
+        view_objects = {job[0]: job[3] for job in again}
         if cache:  # the project's view of the file is part of the key
             views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
                      if job[0] in keys}
@@ -380,6 +392,105 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
             if result.cells is None:
                 result.findings = [relocate(f, cells) for f in result.findings]
     if project_key is not None and summary is None:
-        cache.store(cache.directory, "summary", project_key,
-                    (views, [(r.path, r.findings, r.cells) for r in results]))
+        _store_summary(cache, files, whole_project, project_key, keys, contexts, views,
+                       view_objects, [(r.path, r.findings, r.cells) for r in results])
     return results
+
+
+def _files_key(files: Sequence[str], whole_project: bool) -> str:
+    """Which files a run lints (not their content): its last run is found under this."""
+    import hashlib
+
+    digest = hashlib.sha256(b"whole\0" if whole_project else b"part\0")
+    for path in files:
+        digest.update(f"{path}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _store_summary(cache: Cache, files: Sequence[str], whole_project: bool, project_key: str,
+                   keys: Dict[str, str], contexts: Dict[str, tuple],
+                   views: Optional[Dict[str, str]],
+                   view_objects: Optional[Dict[str, ModuleView]], entries: list) -> None:
+    """The summary of a run (see ``_load_summary``); with the views it re-linted files with
+    (None: the run did not join the call graph), also the views themselves, and every
+    file's key and what its key holds besides its content, as the last run of these files
+    (see ``_after_few_changes``)."""
+    cache.store(cache.directory, "summary", project_key, (views, entries))
+    if view_objects is not None and views is not None and view_objects.keys() == views.keys():
+        cache.store(cache.directory, "views", project_key, view_objects)
+        cache.store(cache.directory, "last", _files_key(files, whole_project),
+                    (project_key, keys, contexts))
+
+
+def _after_few_changes(cache: Cache, files: Sequence[str], keys: Dict[str, str],
+                       contexts: Dict[str, tuple], project_key: str, whole_project: bool,
+                       settings_for: Callable[[str], Settings], workers: "_Workers",
+                       contents: Dict[str, Union[str, bytes]]) -> Optional[List[FileResult]]:
+    """The findings of a run after one of the same files in which few files changed, and
+    only in what the call graph does not read (a comment, a constant; see
+    ``ModuleIndex.same_to_the_graph``): the project's call graph is the last run's, so
+    are its views, and only the changed files are linted (again with their view, if the
+    last run gave them one). None where that does not hold: the caller joins the graph.
+
+    An editor that saves a file, and a pre-commit run after a small change, take this
+    path: it reads the last results of the changed files only, not every file's index."""
+    last = cache.load(cache.directory, "last", _files_key(files, whole_project))
+    if not (isinstance(last, tuple) and len(last) == 3 and isinstance(last[1], dict)
+            and isinstance(last[2], dict) and last[1].keys() == keys.keys()):
+        return None
+    last_key, last_keys, last_contexts = last
+    changed = [path for path in files if keys[path] != last_keys[path]]
+    if not changed or len(changed) > _FEW_CHANGED or any(
+            contexts[path] != last_contexts.get(path) for path in changed):
+        return None
+    summary = _load_summary(cache, files, last_key)
+    views = cache.load(cache.directory, "views", last_key)
+    if summary is None or not isinstance(views, dict) or views.keys() != summary[0].keys():
+        return None
+    before, now = {}, {}
+    for path in changed:
+        for found, key in ((before, last_keys[path]), (now, keys[path])):
+            hit = cache.load(path, "alone", key)
+            if isinstance(hit, FileResult) and hit.path == path:
+                found[path] = hit
+    if before.keys() != set(changed):
+        return None
+    done, current = _map([(path, settings_for(path), False, None, contents.get(path), None)
+                          for path in changed if path not in now], workers)
+    cache.store_all("alone", {result.path: (keys[result.path], result) for result in done
+                              if result.path in current})
+    now.update((result.path, result) for result in done)
+    if not all(_same_to_the_graph(before[path], now[path]) for path in changed):
+        return None
+    view_keys = dict(summary[0])
+    again = [(path, settings_for(path), False, views[path], contents.get(path), now[path].index)
+             for path in changed if path in views]
+    view_keys.update((job[0], keys[job[0]] + fingerprint(tuple(job[3]))) for job in again)
+    redone = _load_project_results(cache, {job[0]: view_keys[job[0]] for job in again})
+    again = [job for job in again if job[0] not in redone]
+    if again:
+        relinted, current = _map(again, workers)
+        redone.update((result.path, result) for result in relinted)
+        cache.store_all("project", {result.path: (view_keys[result.path], result)
+                                    for result in relinted if result.path in current})
+    entries = {path: (findings, cells) for path, findings, cells in summary[1]}
+    cells = {path: entry[1] for path, entry in entries.items() if entry[1] is not None}
+    for path in changed:
+        result = redone.get(path, now[path])
+        findings = result.findings
+        if cells and result.cells is None:  # as ``_lint_project`` does
+            findings = [relocate(finding, cells) for finding in findings]
+        entries[path] = (findings, result.cells)
+    listed = [(path, *entries[path]) for path in files]
+    _store_summary(cache, files, whole_project, project_key, keys, contexts, view_keys, views,
+                   listed)
+    return [FileResult(path, list(findings), cells=cells) for path, findings, cells in listed]
+
+
+def _same_to_the_graph(before: FileResult, now: FileResult) -> bool:
+    """A file's result on its own, of the last run and now, tell the call graph the same:
+    its index, what it found traced, its notebook cells (where other modules' reasons
+    point)."""
+    return (before.index is not None and now.index is not None
+            and before.view == now.view and before.cells == now.cells
+            and before.index.same_to_the_graph(now.index))

@@ -591,6 +591,14 @@ class ModuleIndex:
         self.__dict__["_bound"] = state.get("_bound", _NO_NAMES)
         self.nodes = {}
 
+    def same_to_the_graph(self, other: "ModuleIndex") -> bool:
+        """``other`` indexes the module as this does, in all the call graph reads: each field
+        but the text's hash and the nodes (an edit such as a comment, or a changed constant,
+        that moved no line and changed no call). An unpickled index holds tuples and
+        immutable empties where a built one holds lists, sets and dicts."""
+        return all(_same(getattr(self, name), getattr(other, name))
+                   for name in _COMPARED_FIELDS)
+
     def function_summary(self) -> "FunctionSummary":
         """What the call graph asks of every function of every module, known without
         reading ``functions`` (see ``FunctionSummary``). For a complete index."""
@@ -788,6 +796,22 @@ _SHARED_EMPTY_OF_INDEX = {
     f.name: {list: (), set: frozenset(), dict: MappingProxyType({})}[f.default_factory]
     for f in fields(ModuleIndex) if f.default_factory in (list, set, dict)
     and f.name not in _NOT_PICKLED}
+
+
+_COMPARED_FIELDS = tuple(f.name for f in fields(ModuleIndex)
+                         if f.name not in ("nodes", "text_hash"))
+
+
+def _same(one: object, other: object) -> bool:
+    """Equal, a list equal to a tuple of the same items (see ``same_to_the_graph``)."""
+    if isinstance(one, (list, tuple)) and isinstance(other, (list, tuple)):
+        return len(one) == len(other) and all(map(_same, one, other))
+    if isinstance(one, Mapping) and isinstance(other, Mapping):
+        return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
+    if type(one) is not type(other) or not hasattr(one, "__dataclass_fields__"):
+        return one == other
+    return all(_same(getattr(one, name), getattr(other, name))
+               for name in one.__dataclass_fields__)
 
 
 _UNKNOWN = object()
