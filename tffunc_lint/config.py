@@ -150,8 +150,13 @@ def _matcher(patterns: Tuple[str, ...]) -> Callable[[str], Optional[re.Match]]:
         for pattern in patterns)).match
 
 
+#: ``os.path.normpath`` of a configuration's absolute directory, asked for every walked path.
+_normalised = lru_cache(maxsize=64)(os.path.normpath)
+
+
 def _relative(path: str, root: str) -> str:
-    absolute, base = os.path.abspath(path), os.path.abspath(root)
+    absolute = os.path.abspath(path)
+    base = _normalised(root) if os.path.isabs(root) else os.path.abspath(root)
     if os.sep == "/":  # the common case without building Path objects
         if absolute == base:
             return "."

@@ -37,6 +37,7 @@ class GitIgnore:
     def __init__(self) -> None:
         self._chains: Dict[str, List[_Spec]] = {}
         self._repositories: Dict[str, Optional[str]] = {}
+        self._prefixes: Dict[str, List[_Spec]] = {}
 
     def _repository(self, directory: str) -> Optional[str]:
         """The work tree ``directory`` is in, or None outside any git repository."""
@@ -72,10 +73,21 @@ class GitIgnore:
     def ignored(self, path: str, is_directory: bool) -> bool:
         """Whether git ignores ``path``: the deepest ignore file with a matching pattern
         decides, and within a file the last matching pattern (``!keep.py`` re-includes)."""
-        path = os.path.abspath(path)
-        for base, spec in self._chain(os.path.dirname(path)):
-            relative = os.path.relpath(path, base).replace(os.sep, "/")
-            result = spec.check_file(relative + "/" if is_directory else relative)
+        directory, name = os.path.split(os.path.abspath(path))
+        for prefix, spec in self._prefixed(directory):
+            result = spec.check_file(prefix + name + "/" if is_directory else prefix + name)
             if result.include is not None:
                 return result.include
         return False
+
+    def _prefixed(self, directory: str) -> List[_Spec]:
+        """``_chain(directory)``, each ignore file's directory replaced by the path from it
+        to ``directory`` (``sub/dir/``, or empty): what an entry's relative path starts
+        with, worked out once per directory rather than once per entry."""
+        chain = self._prefixes.get(directory)
+        if chain is None:
+            chain = self._prefixes[directory] = []
+            for base, spec in self._chain(directory):
+                relative = os.path.relpath(directory, base).replace(os.sep, "/")
+                chain.append(("" if relative == "." else relative + "/", spec))
+        return chain
