@@ -42,7 +42,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from . import guards
 from .container_provenance import is_traced_node
@@ -154,13 +154,7 @@ class StateUse:
         """``self.<attribute>``, set in the traced ``function``, is carried from call to call
         or read by other code (see the module docstring). A call of a method that sets it
         (``self._sample_weights()``) counts as setting it."""
-        setters = self._setters.get(attribute, set())
-
-        def setter_calls(key: int) -> List[Access]:
-            return [(line, column, statement)
-                    for line, column, statement, name in self._calls.get(key, ())
-                    if name in setters]
-
+        setter_calls = self._setter_calls(attribute)
         if _emptied_on_return(function, attribute):
             return False  # whoever reads it later finds it empty, traced or not
         if any(key == 0 or not self._traced(key) for key in self._foreign.get(attribute, ())):
@@ -175,6 +169,25 @@ class StateUse:
             own = uses.get(id(function))
             return own is not None and own.read_before_set(setter_calls(id(function)))
         return self._outlives(uses, function, setter_calls, attribute)
+
+    def set_first_in_each_trace(self, function: ast.AST, attribute: str) -> bool:
+        """Each call of ``function`` follows a statement of a traced caller's own body that
+        sets ``<object>.<attribute>`` (``self.k += 1``, then ``self._helix(x)``, in the
+        steps of a loop the trace unrolls): what ``function`` reads is the value set
+        earlier in the same trace, not one a change between calls would leave behind."""
+        return self._set_first_by_callers(function, attribute, self._setter_calls(attribute),
+                                          traced_callers=True)
+
+    def _setter_calls(self, attribute: str) -> Callable[[int], List[Access]]:
+        """For a function (by key), its calls of methods that set ``attribute``."""
+        setters = self._setters.get(attribute, set())
+
+        def setter_calls(key: int) -> List[Access]:
+            return [(line, column, statement)
+                    for line, column, statement, name in self._calls.get(key, ())
+                    if name in setters]
+
+        return setter_calls
 
     def changed_elsewhere(self, function: ast.AST, attribute: str, constant: object) -> bool:
         """Code other than ``function`` and the set-up methods stores anything but
@@ -345,11 +358,13 @@ class StateUse:
                 return True
         return False
 
-    def _set_first_by_callers(self, function: ast.AST, attribute: str, setter_calls) -> bool:
+    def _set_first_by_callers(self, function: ast.AST, attribute: str, setter_calls,
+                              traced_callers: bool = False) -> bool:
         """Each call of ``function`` on its object follows a statement of its caller's own
         body that sets ``attribute`` (``self.prepare_decoder(x)``, then ``self.decode(...)``
         in a loop of the same ``call``): what ``function`` reads first was set earlier in
-        that call, not carried over from the call before."""
+        that call, not carried over from the call before. ``traced_callers``: and each such
+        caller is traced."""
         name = self._names.get(id(function))
         if name is None or self._defined[name] != 1:
             return False
@@ -359,8 +374,8 @@ class StateUse:
             for line, column, statement, callee in calls:
                 if callee != name:
                     continue
-                if key == id(function):
-                    return False  # calls itself
+                if key == id(function) or traced_callers and not self._traced(key):
+                    return False  # calls itself; sets it between calls, eagerly
                 own = uses.get(key)
                 sets = [*(own.stores if own is not None else ()), *setter_calls(key)]
                 body = getattr(self._nodes.get(key), "body", ())

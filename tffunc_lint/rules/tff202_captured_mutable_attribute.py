@@ -99,7 +99,9 @@ class CapturedMutableAttribute(Rule):
     body clears `self.check`): TFF103 reports that flag when the block it guards changes
     state. A read that follows, in the same traced function, its own
     assignment of the attribute (`self.calls += 1`, then `f"call_{self.calls}"`) sees the
-    value just set; the assignment itself is TFF103's. Nor is an attribute that only the
+    value just set; the assignment itself is TFF103's. So does a read in a method whose
+    every call follows, in a traced caller, a statement setting the attribute (`self.k +=
+    1`, then `self._helix(x)`, in a loop the trace unrolls). Nor is an attribute that only the
     traced method itself reassigns, besides set-up (`if self._first_call: build(x)`, then
     `self._first_call = False` at its end): no other code changes it between calls, and
     TFF103 judges the write. Nor is an attribute that every store in the module sets to
@@ -183,6 +185,7 @@ class CapturedMutableAttribute(Rule):
                 or self._reset_by_compile(classes, attribute)
                 or passed is None and self._only_set_here(classes, attribute, line)
                 or passed is None and StateUse.of(self.context).one_constant(attribute)
+                or StateUse.of(self.context).set_first_in_each_trace(function.node, attribute)
                 or self._fresh_each_run(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
