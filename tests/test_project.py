@@ -757,3 +757,48 @@ def test_a_repository_whose_root_is_a_package_imports_its_modules_by_their_tails
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     assert _where(capsys, tmp_path / "repo", code="TFF101") == [("layers.py", 6)]
+
+
+_NVAE = (
+    "import tensorflow as tf\n\n\n"
+    "class NVAE(tf.keras.Model):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.dense = tf.keras.layers.Dense(4)\n"
+    "        self.steps = 0\n\n"
+    "    def call(self, x):\n"
+    "        return self.dense(x)\n\n"
+    "    def train_step(self, data):\n"
+    "        beta = min(self.steps / 100, 1)\n"
+    "        loss = beta * tf.reduce_mean(self(data))\n"
+    "        self.steps += 1\n"
+    "        return {'loss': loss}\n")
+
+
+@pytest.mark.parametrize("compile_call, predict, found", [
+    # every compile asks for eager runs: fit runs train_step eagerly, on every batch
+    ("model.compile(optimizer='adam', run_eagerly=True)", "", []),
+    ("model.compile(optimizer='adam', run_eagerly=True)",
+     "print(model.predict(tf.ones((1, 4))))\n", []),
+    # Keras traces train_step
+    ("model.compile(optimizer='adam')", "", [("models.py", 16, "TFF103")]),
+    ("model.compile(optimizer='adam', run_eagerly=args.debug)", "",
+     [("models.py", 16, "TFF103")]),
+])
+def test_a_project_that_compiles_only_eagerly_trains_eagerly(capsys, tmp_path, compile_call,
+                                                             predict, found):
+    """NVAE's training script compiles the model with ``run_eagerly=True`` and hands it to
+    the function that fits it: Keras runs ``train_step`` eagerly, and the step counter
+    counts every batch. Keras refuses to fit a model before ``compile()``; a project whose
+    every ``compile`` asks for eager runs never trains in a graph."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "models.py").write_text(_NVAE)
+    (tmp_path / "train.py").write_text(
+        "import argparse\n\nimport tensorflow as tf\nfrom models import NVAE\n\n\n"
+        "def train(model, data):\n    model.fit(data, epochs=2)\n\n\n"
+        "def main(args):\n    model = NVAE()\n"
+        f"    {compile_call}\n    train(model, tf.ones((8, 4)))\n"
+        + "".join(f"    {line}\n" for line in predict.splitlines()) +
+        "\n\nif __name__ == '__main__':\n    main(argparse.ArgumentParser().parse_args())\n")
+    assert _where(capsys, tmp_path) == found
+

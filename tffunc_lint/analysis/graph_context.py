@@ -22,9 +22,9 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
 from . import guards
 from ..files import folder_names
 from ..finding import TraceReason
-from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, ONCE,
-                           TF_FUNCTION, ClassInfo, Entry, FunctionInfo, FunctionKey, ModuleIndex,
-                           Target, may_be_project_module)
+from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS,
+                           KERAS_TRAINING, ONCE, TF_FUNCTION, ClassInfo, Entry, FunctionInfo,
+                           FunctionKey, ModuleIndex, Target, may_be_project_module)
 from .names import IMPORT, canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -59,6 +59,10 @@ class ModuleView(NamedTuple):
     """The module is a program whose own code is all that runs in it (see
     ``ProjectGraph.self_contained``): a script nothing imports that imports no linted
     module."""
+
+
+#: Keras step methods that only training and evaluation run (``fit``, ``evaluate``).
+_TRAINING_STEPS = ("train_step", "test_step")
 
 
 def _contradicts(conditions, flags) -> bool:
@@ -156,6 +160,7 @@ class ProjectGraph:
         self._more_by_path: Dict[str, List[ModuleIndex]] = {}
         self._private_callers_by_name: Optional[Dict[str, List[ModuleIndex]]] = None
         self._any_tf1: Optional[bool] = None
+        self._only_eager_compiles: Optional[bool] = None
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -235,6 +240,8 @@ class ProjectGraph:
                 add(*found, TraceReason(entry.how, entry.line, path=index.path,
                                         function=self._qualname(*found), flags=entry.flags))
 
+        # Keras traces these only for training and evaluation, which follow ``compile()``.
+        eager_steps = _TRAINING_STEPS if self.compiles_only_eagerly() else ()
         for path, reasons in (seeds or {}).items():
             index = self.by_path.get(path)
             keras = index is not None and not self.runs_keras(index)
@@ -246,7 +253,7 @@ class ProjectGraph:
                 if unused and _within(unused, key[1]):
                     continue
                 if not (reason.how.startswith("Keras ") and (
-                        keras or self._run_by_project(index, key))):
+                        keras or key[2] in eager_steps or self._run_by_project(index, key))):
                     add(path, key, reason)
         # Callables of control-flow APIs: traced when the function calling the API is.
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
@@ -301,7 +308,8 @@ class ProjectGraph:
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()
                 run_directly |= self._steps_run_by_project(index, cls)
                 for name in KERAS_GRAPH_METHODS:
-                    if name in cls.methods and name not in run_directly:
+                    if name in cls.methods and name not in run_directly and (
+                            name not in eager_steps):
                         key = cls.methods[name]
                         if key in index.custom_steps or self.makes_own_step(index, cls, name):
                             continue  # Keras does not call it, or not through its own graph
@@ -681,7 +689,8 @@ class ProjectGraph:
         self._model.train_step(batch)``): a training loop of its own runs them where it
         calls them, not ``fit``; none for a class the module itself fits, evaluates or
         predicts with."""
-        if is_test_module(index.path) or cls.qualname in index.keras_run_classes:
+        if is_test_module(index.path) or cls.qualname in index.keras_run_classes or (
+                cls.qualname in index.keras_trained_classes):
             return frozenset()
         return self._called_steps(index, cls, loops=True)
 
@@ -994,11 +1003,15 @@ class ProjectGraph:
         trace them in code written for TensorFlow 1 (``on_tensorflow_1``)."""
         if self.on_tensorflow_1(index):
             return False
+        eager_training = self.compiles_only_eagerly()
+        runs = set(index.keras_run_classes)
+        if eager_runs:
+            runs |= set(index.eager_run_classes)
+        if eager_runs or not eager_training:
+            runs |= set(index.keras_trained_classes)
         if (not self.script(index) and not self._part_of_programs(index)
                 or index.exports_keras_graphs or any(
-                    self._may_be_keras(index, ("class", run))
-                    for run in (set(index.keras_run_classes) | set(index.eager_run_classes)
-                                if eager_runs else index.keras_run_classes))):
+                    self._may_be_keras(index, ("class", run)) for run in runs)):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models
@@ -1010,10 +1023,12 @@ class ProjectGraph:
             found = self.resolve(index, entry.target)
             if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
                 return True
-        runs: List[Tuple[Optional[str], Optional[str]]] = list(index.keras_runs)
+        receivers: List[Tuple[Optional[str], Optional[str]]] = [
+            (receiver, method) for receiver, method in index.keras_runs
+            if eager_runs or not (eager_training and method in KERAS_TRAINING)]
         if eager_runs:
-            runs += [(receiver, None) for receiver in index.eager_keras_runs]
-        for receiver, method in runs:
+            receivers += [(receiver, None) for receiver in index.eager_keras_runs]
+        for receiver, method in receivers:
             made = index.instance_classes.get(receiver) if receiver else None
             if made is None:
                 if not (method and self._own_method(index, method)):
@@ -1026,6 +1041,17 @@ class ProjectGraph:
             if made is not None and self._may_be_keras(index, made):
                 return True
         return False
+
+    def compiles_only_eagerly(self) -> bool:
+        """The whole project compiles its models, wherever it does, with
+        ``run_eagerly=True`` (a model that ``train.py`` compiles so and hands to the
+        function that fits it): Keras trains and evaluates them eagerly, since it refuses to
+        before ``compile()``. ``predict`` and exports still trace, compiled or not."""
+        if self._only_eager_compiles is None:
+            self._only_eager_compiles = self._whole_project and any(
+                index.compiles_eagerly for index in self.by_path.values()) and not any(
+                index.compiles_keras for index in self.by_path.values())
+        return self._only_eager_compiles
 
     def _project_class(self, index: ModuleIndex, made: Target
                        ) -> Optional[Tuple[ModuleIndex, ClassInfo]]:

@@ -109,6 +109,9 @@ _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
                         "predict_on_batch"})
 _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
+#: Of those, the runs that train or evaluate: Keras refuses them before ``compile()``,
+#: which sets whether they run eagerly (``predict`` and exports need no ``compile()``).
+KERAS_TRAINING = frozenset({"fit", "evaluate", "train_on_batch", "test_on_batch"})
 #: Model methods that trace ``call`` to export it (a SavedModel).
 _KERAS_EXPORTS = frozenset({"save", "export"})
 _KERAS_RUNS_AND_EXPORTS = KERAS_RUNS | _KERAS_EXPORTS
@@ -512,6 +515,16 @@ class ModuleIndex:
     eager_run_classes: Set[str] = field(default_factory=set)
     """Classes of the module whose instances the code runs after asking them to run
     eagerly."""
+    keras_trained_classes: Set[str] = field(default_factory=set)
+    """Classes of the module whose instances the code trains or evaluates (``KERAS_TRAINING``),
+    not asked to run eagerly in the same scope; ``keras_run_classes`` holds those it
+    predicts with or exports."""
+    compiles_keras: bool = False
+    """The code compiles a model without asking it to run eagerly
+    (``model.compile(optimizer)``, ``run_eagerly=debug``), or through a call of no known
+    receiver (``super().compile(**kwargs)``)."""
+    compiles_eagerly: bool = False
+    """The code compiles a model with ``run_eagerly=True``."""
     keras_exports: List[str] = field(default_factory=list)
     """Names whose ``save``/``export`` the module calls (``model.save(path)`` traces ``call``
     for a SavedModel when ``model`` is a Keras model)."""
@@ -1491,15 +1504,21 @@ class _Indexer:
               and receiver_name not in ("self", "cls")):
             self.index.private_calls.add(attr)
         eager = attr in KERAS_RUNS and receiver_name in scope.eager_models
-        if attr == "compile" and receiver_name is not None:
-            self._asks_eagerly(receiver_name, next(
-                (k.value for k in node.keywords if k.arg == "run_eagerly"), None), scope)
+        if attr == "compile" and receiver_name not in self.imported_aliases:
+            value = next((k.value for k in node.keywords if k.arg == "run_eagerly"), None)
+            if isinstance(value, ast.Constant) and value.value is True:
+                self.index.compiles_eagerly = True
+            else:
+                self.index.compiles_keras = True
+            if receiver_name is not None:
+                self._asks_eagerly(receiver_name, value, scope)
         if attr in _KERAS_RUNS_AND_EXPORTS:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
                     self.index.classes) and attr not in self.index.classes[receiver[1]].methods:
                 # (a class that defines its own ``evaluate`` runs that, not Keras's)
                 (self.index.eager_run_classes if eager
+                 else self.index.keras_trained_classes if attr in KERAS_TRAINING
                  else self.index.keras_run_classes).add(receiver[1])
         if eager:
             self.index.eager_keras_runs.append(receiver_name)

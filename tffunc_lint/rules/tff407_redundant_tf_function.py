@@ -131,7 +131,8 @@ class _Finder:
         users' direct eager calls (``model(x)``), which the decorator compiles, and so does
         a notebook's model that only its own eager loop calls (``odeint(model, y0, t)``)."""
         if self.index.builds_keras_graphs or cls.qualname in (
-                *self.index.keras_run_classes, *self.index.eager_run_classes):
+                *self.index.keras_run_classes, *self.index.keras_trained_classes,
+                *self.index.eager_run_classes):
             return True
         return self.context.graph.whole_program and self.index.runs_models_of_unknown_class()
 
