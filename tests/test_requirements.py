@@ -143,6 +143,23 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
 
 
 @pytest.mark.parametrize("content", [
+    # Pixel2Mesh's and a Korean Tacotron's requirements: from 2.0 on, where reduce_retracing
+    # does not exist yet
+    "## Requirements\n- Python 3.6+\n- Tensorflow(version 2.0+) \n",
+    "* Python 3.7\n* tensorflow 2.0 이상\n",
+    "- tensorflow 2.x\n",
+    "1. TensorFlow >= 2.3\n",
+    "* **TensorFlow** 2.4.1\n",
+])
+def test_a_readme_list_of_requirements_names_the_versions_supported(capsys, content):
+    write("README.md", content)
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == []
+
+
+@pytest.mark.parametrize("content", [
+    "- TensorFlow 2.12\n",                                            # has reduce_retracing
+    "- TensorFlow 2.4 is what the paper used, later ones work too\n",  # a sentence
     "A TensorFlow 2.0 implementation; tested with TensorFlow 2.8+.\n",  # prose
     "pip install tensorflow-text==2.4.0\n",                          # another package
     "docker run nvcr.io/nvidia/tensorflow:22.03-tf2-py3\n",           # NVIDIA's numbering

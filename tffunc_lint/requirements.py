@@ -3,9 +3,11 @@ what the project declares (``requirements*.txt``, ``pyproject.toml``'s
 ``[project] dependencies``, ``setup.cfg``'s ``install_requires``, ``setup.py``), else the
 releases it names exactly where it says how to run it: a Docker image
 (``tensorflow/tensorflow:2.4.0-gpu`` in a ``Dockerfile`` or the README) or a pinned install
-(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``).
-Prose ("written for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later
-releases are meant too. A file that installs TensorFlow itself (a notebook's
+(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``),
+or, short of those, the item of a list of requirements that names TensorFlow and its
+version alone (``- Tensorflow (version 2.0+)``, ``* tensorflow 2.4.1``). Prose ("written
+for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later releases are meant
+too. A file that installs TensorFlow itself (a notebook's
 ``!pip install tensorflow==2.3.0``) runs that release (:func:`installed_in`).
 
 A rule that suggests a newer spelling (TFF405: ``reduce_retracing=`` exists from TensorFlow
@@ -62,6 +64,15 @@ _INSTALLS = re.compile(r"(?:^[ \t]*(?:RUN\b)?|&&|;)[ \t]*(?:[-*+>$!][ \t]*)*`?[ 
                        r"(?:python3?[ \t]+-m[ \t]+)?(?:pip3?|conda|mamba)[ \t]+install\b")
 _REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
                                re.IGNORECASE)
+#: An item of a list that names TensorFlow and its version, and nothing else (a README's
+#: requirements: ``- TensorFlow 2.4``, ``* tensorflow >= 2.3``, ``- Tensorflow (version
+#: 2.0+)``, ``* tensorflow 2.0 or above``, the same in Korean or Chinese).
+_LISTED = re.compile(
+    r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+[`*_]*tensorflow(?:[-_](?:gpu|cpu))?[`*_]*[ \t]*(?::[ \t]*)?"
+    r"(?:\([ \t]*)?(?:version[ \t]*|v(?=\d))?(?P<op>==|[<>~]=?)?[ \t]*"
+    r"(?P<version>\d+(?:\.\d+)*(?P<any>\.[xX*])?)[ \t]*"
+    r"(?P<on>\+|(?:or|and)[ \t]+(?:above|higher|later|newer|up)|이상|以上|及以上)?"
+    r"[ \t]*\)?[`*_]*[ \t]*$", re.IGNORECASE)
 #: A file's own install: ``!pip install`` in a notebook (a comment in the converted
 #: source), the same comment in a script; what follows ``#`` is read as ``_INSTALLS``.
 _COMMENTED_INSTALL = re.compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
@@ -120,6 +131,8 @@ class _Directory(NamedTuple):
     """The TensorFlow specifiers they declare."""
     pinned: Tuple[Version, ...]
     """The TensorFlow releases its README, Docker files or conda environment name exactly."""
+    listed: Tuple[str, ...]
+    """The TensorFlow specifiers their lists of requirements name (``_LISTED``)."""
     builds: bool
     """They build a distribution, or the directory holds one built or installed."""
     root: bool
@@ -135,6 +148,7 @@ def _read(directory: str) -> _Directory:
         names = []
     specs: List[str] = []
     pinned: List[Version] = []
+    listed: List[str] = []
     builds = any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
                  for name in names)
     for name in names:
@@ -166,13 +180,15 @@ def _read(directory: str) -> _Directory:
                                     and isinstance(node.value, str) and len(node.value) < 200))
             elif _RUN_NOTES.match(name) and os.path.isfile(path):
                 with open(path, encoding="utf-8", errors="replace") as handle:
-                    pinned.extend(_pinned(handle.read(_RUN_NOTES_READ)))
+                    text = handle.read(_RUN_NOTES_READ)
+                pinned.extend(_pinned(text))
+                listed.extend(_listed(text))
         except (OSError, ValueError, SyntaxError, tomllib.TOMLDecodeError,
                 configparser.Error, RecursionError):
             # A project file the linter cannot read declares no version it can use, and
             # may build a distribution.
             builds = builds or name in ("pyproject.toml", "setup.cfg")
-    return _Directory(tuple(specs), tuple(pinned), builds,
+    return _Directory(tuple(specs), tuple(pinned), tuple(listed), builds,
                       any(marker in names for marker in _ROOT_MARKERS))
 
 
@@ -194,6 +210,8 @@ def declared(directory: str) -> Optional[str]:
         return ",".join(found.specs)
     if found.pinned:
         return _between(found.pinned)
+    if found.listed:
+        return ",".join(found.listed)
     parent = os.path.dirname(directory)
     return None if parent == directory or found.root else declared(parent)
 
@@ -251,6 +269,34 @@ def _pinned(text: str) -> Iterator[Version]:
             yield from (_release(match.group("version")) for match in _IMAGE.finditer(line))
         if "=" in line:
             yield from _installed(line, _REQUIREMENT_LINE.match(line) is not None)
+
+
+def _listed(text: str) -> Iterator[str]:
+    """The specifiers of the list items that name TensorFlow and its version (``_LISTED``):
+    ``2.4.1`` the release itself, ``2.0+`` (``or above``) from it on, ``2.x`` (``2``) that
+    major version."""
+    if "tensorflow" not in text.lower():
+        return
+    for line in text.splitlines():
+        match = _LISTED.match(line)
+        if match is None:
+            continue
+        version, op = match.group("version"), match.group("op")
+        if match.group("any"):
+            version = version[:-2]
+        if op:
+            spec = f"{op}{version}"
+        elif match.group("on"):
+            spec = f">={version}"
+        elif match.group("any") or "." not in version:
+            spec = f">={version},<{int(version.split('.')[0]) + 1}"
+        else:
+            spec = f"=={version}"
+        try:
+            bounds(spec)
+        except SpecifierError:
+            continue
+        yield spec
 
 
 def _installed(line: str, requirement: bool = False) -> Iterator[Version]:

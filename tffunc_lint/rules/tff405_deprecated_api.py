@@ -62,7 +62,8 @@ class DeprecatedTfFunctionApi(Rule):
     (`install_requires`) or `setup.py` above the file, up to the project's root
     (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); where those name no
     TensorFlow, the releases a README, `Dockerfile` or conda `environment.yml` pins (a
-    `tensorflow/tensorflow:2.4.0-gpu` image, `pip install tensorflow==2.4.0`); a file that
+    `tensorflow/tensorflow:2.4.0-gpu` image, `pip install tensorflow==2.4.0`) or name in a
+    list of requirements (`- Tensorflow (version 2.0+)`: from 2.0 on); a file that
     installs a release itself (a notebook's `!pip install tensorflow==2.3.0`) runs that one.
     The versions are narrowed by the module's own code: a module that uses an API
     TensorFlow removed runs only on the releases before the removal
