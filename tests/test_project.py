@@ -802,3 +802,47 @@ def test_a_project_that_compiles_only_eagerly_trains_eagerly(capsys, tmp_path, c
         "\n\nif __name__ == '__main__':\n    main(argparse.ArgumentParser().parse_args())\n")
     assert _where(capsys, tmp_path) == found
 
+
+_CLUSTERING = (
+    "import matplotlib.pyplot as plt\nimport tensorflow as tf\n\n"
+    "tf.config.run_functions_eagerly(True)\n\n\n"
+    "def plot_matrix(matrix):\n"
+    "    plt.imshow(matrix{read})\n\n\n"
+    "@tf.function\n"
+    "def loss_function(y_true, y_pred):\n"
+    "    plot_matrix(y_pred)\n"
+    "    return tf.reduce_mean(y_true - y_pred)\n\n\n"
+    "for step in range(10):\n"
+    "    print(loss_function(tf.ones((2, 2)), tf.zeros((2, 2))))\n")
+
+
+@pytest.mark.parametrize("read, found", [
+    # the loss plots its matrix through a helper: it needs eager execution, and the
+    # switch is what makes the script run
+    (".numpy()", []),
+    # nothing needs it: the switch only slows the loss down
+    ("", [("clustering.py", 4)]),
+])
+def test_an_eager_switch_that_traced_code_needs_is_not_a_leftover(capsys, tmp_path, read, found):
+    """A clustering script's loss (a ``tf.function``) plots its matrices with
+    ``.numpy()``: traced, it would fail; the script switches ``tf.function`` off on
+    purpose."""
+    (tmp_path / "clustering.py").write_text(_CLUSTERING.format(read=read))
+    assert _where(capsys, tmp_path, code="TFF406") == found
+
+
+def test_an_eager_switch_a_keras_step_needs_is_not_a_leftover(capsys, tmp_path):
+    """BERT4NILM's ``train_step`` logs ``loss.numpy()``; a guarded read needs no switch."""
+    model = ("import tensorflow as tf\n\ntf.config.run_functions_eagerly(True)\n\n\n"
+             "class Net(tf.keras.Model):\n"
+             "    def train_step(self, data):\n"
+             "        loss = tf.reduce_mean(self(data))\n"
+             "{log}"
+             "        return {{'loss': loss}}\n\n\n"
+             "model = Net()\nmodel.compile(optimizer='adam')\nmodel.fit(tf.ones((4, 2)))\n")
+    (tmp_path / "bert4nilm.py").write_text(model.format(
+        log="        print(loss.numpy())\n"))
+    assert _where(capsys, tmp_path, code="TFF406") == []
+    (tmp_path / "bert4nilm.py").write_text(model.format(
+        log="        if tf.executing_eagerly():\n            print(loss.numpy())\n"))
+    assert _where(capsys, tmp_path, code="TFF406") == [("bert4nilm.py", 3)]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+import ast
+from typing import List, Optional, Set, Tuple
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.ast_walk import walk_nodes
 from ..analysis.cst_walk import descendants
-from ..analysis.module_index import EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES
+from ..analysis.module_index import (CALLED, EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES,
+                                     KERAS_GRAPH_METHODS, FunctionKey, ModuleIndex)
 from ..analysis.test_code import in_test_code, is_test_path
 from ..rule import Rule, Scope
 
@@ -18,6 +21,45 @@ _LOG_METHODS = frozenset({"warn", "warning", "info", "critical", "error"})
 
 def _literal_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _switched_to_python(index: ModuleIndex) -> Set[FunctionKey]:
+    """The functions of the module that the switch runs as Python: those a ``tf.function``
+    decorator or call makes, Keras's ``call`` and steps, and the module's functions and
+    methods they call in turn. (The graph context leaves them out of the module's traced
+    code: the switch is on.)"""
+    found: Set[FunctionKey] = {entry.target[1] for entry in index.entries
+                               if entry.target[0] == "local"
+                               and entry.how.startswith(("@", "tf.function("))}
+    for cls in index.classes.values():
+        found.update(key for name, key in cls.methods.items() if name in KERAS_GRAPH_METHODS)
+    queue = list(found)
+    while queue:
+        function = index.functions.get(queue.pop())
+        for target, _, how in function.edges if function is not None else ():
+            if how != CALLED:
+                continue
+            callee = None
+            if target[0] == "local":
+                callee = target[1]
+            elif target[0] == "method" and target[1] in index.classes:
+                callee = index.classes[target[1]].methods.get(target[2])
+            if callee is not None and callee not in found:
+                found.add(callee)
+                queue.append(callee)
+    return found
+
+
+def _calls_numpy(function: ast.AST) -> bool:
+    """``function`` calls ``x.numpy()`` and never asks whether it runs eagerly."""
+    found = False
+    for node in walk_nodes(function):
+        if node.__class__ is ast.Call and not node.args and node.func.__class__ is (
+                ast.Attribute) and node.func.attr == "numpy":
+            found = True
+        elif node.__class__ is ast.Attribute and node.attr == "executing_eagerly":
+            return False
+    return found
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
@@ -73,7 +115,12 @@ class EagerModeLeftOn(Rule):
     `run_functions_eagerly(False)`: a bounded debugging section. Nor is a switch the same
     block announces with a warning or a log message (`warnings.warn(...)`,
     `logger.warning(...)`): a component that needs eager execution and says so (a bridge to
-    host code that reads tensor values), whose slowdown is not silent. If you really mean to run
+    host code that reads tensor values), whose slowdown is not silent. Nor is a switch in a
+    module whose code that the switch runs as Python needs it: a `tf.function`, a Keras
+    `call` or step, or a function of the module they call, calls `.numpy()` without testing
+    `tf.executing_eagerly()` (a loss that plots its matrices, a `train_step` that logs
+    `loss.numpy()`): traced, that code fails, so the switch is not a leftover; TFF204
+    reports such calls where nothing switches. If you really mean to run
     eagerly (a debugging script), add `# noqa: TFF406`. A notebook or script (nothing
     imports it; in an application, also one that does its work at module level without a
     main guard and imports none of the project's modules) with no traced code of its own
@@ -103,7 +150,7 @@ class EagerModeLeftOn(Rule):
         value = self._switch_value(node)
         if (value is not None and _literal_true(value) and not self._in_test_or_guarded()
                 and not self._switched_off_later() and not self._announced()
-                and not self._nothing_to_switch()):
+                and not self._nothing_to_switch() and not self._needed()):
             self.report(node, None if qualified == EAGER_SWITCH else self.message.replace(
                 "run_functions_eagerly", "experimental_run_functions_eagerly", 1))
 
@@ -115,6 +162,19 @@ class EagerModeLeftOn(Rule):
         graph = self.context.graph
         return ((graph.whole_program or graph.self_contained) and not graph.traced
                 and not graph.runs_keras)
+
+    def _needed(self) -> bool:
+        """Code of the module that the switch makes eager needs it: a traced function (or a
+        helper it calls) calls ``.numpy()``, which fails in a graph (TFF204), and does not
+        test ``tf.executing_eagerly()`` first. The switch is what makes the program run,
+        not a debugging leftover, and removing it breaks the program (a clustering
+        script's loss that plots its matrices; a ``train_step`` that logs
+        ``loss.numpy()``)."""
+        index = self.context.graph.index
+        if index is None:
+            return False
+        return any(_calls_numpy(index.nodes[key]) for key in _switched_to_python(index)
+                   if key in index.nodes)
 
     def _block(self) -> Tuple[List[cst.CSTNode], int]:
         """The statements of the innermost block holding the call, and the call's position
