@@ -5,8 +5,9 @@ A simple intraprocedural taint, in statement order. Its sources are:
 - the parameters of a function that TensorFlow traces directly (``@tf.function``, Keras
   ``call``, a ``Dataset.map`` or ``tf.map_fn`` callable …), except a method's ``self``/``cls``,
   ``*args``/``**kwargs``, and parameters that visibly hold Python values (a literal default
-  such as ``axis=-1``, an ``int``/``float``/``bool``/``str`` annotation, the Keras mode
-  flag ``training``);
+  such as ``axis=-1``, a default ``None`` that the function's first statements replace
+  with one, ``if f is None: f = [1, 2, 1]``, an ``int``/``float``/``bool``/``str``
+  annotation, the Keras mode flag ``training``);
 - parameters annotated as tensors (``x: tf.Tensor``), in any traced function. A helper that
   traced code merely calls gets Python numbers and NumPy arrays as often as tensors, so its
   other parameters are not sources;
@@ -311,6 +312,42 @@ def _python_literal(node: Optional[cst.BaseExpression]) -> bool:
     return False
 
 
+def _defaulted_in_body(function: cst.FunctionDef) -> Set[str]:
+    """Parameters whose default ``None`` the function's first statements replace with a
+    Python literal (``if f is None: f = [1, 2, 1]``, StyleGAN's blur kernel): the
+    parameter holds values of that kind, as its callers pass them."""
+    defaults = {param.name.value for param in (*function.params.params,
+                                               *function.params.kwonly_params)
+                if isinstance(param.default, cst.Name) and param.default.value == "None"}
+    found: Set[str] = set()
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not (isinstance(statement, cst.If) and statement.orelse is None):
+            if isinstance(statement, cst.SimpleStatementLine) and all(
+                    isinstance(small, (cst.Expr, cst.Assert)) for small in statement.body):
+                continue  # a docstring, an assertion
+            break
+        test = statement.test
+        if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name)
+                and test.left.value in defaults and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Is)
+                and isinstance(test.comparisons[0].comparator, cst.Name)
+                and test.comparisons[0].comparator.value == "None"):
+            break
+        lines = (statement.body.body if isinstance(statement.body, cst.IndentedBlock)
+                 else [statement.body])
+        smalls = [small for line in lines for small in getattr(line, "body", ())]
+        if (len(smalls) == 1 and isinstance(smalls[0], cst.Assign)
+                and len(smalls[0].targets) == 1
+                and isinstance(smalls[0].targets[0].target, cst.Name)
+                and smalls[0].targets[0].target.value == test.left.value
+                and _python_literal(smalls[0].value)):
+            found.add(test.left.value)
+        else:
+            break
+    return found
+
+
 def tensor_parameters(params: cst.Parameters, is_method: bool, entry: bool) -> Set[str]:
     """The parameters that may hold tensors (see the module docstring); ``entry`` says
     TensorFlow traces the function directly."""
@@ -529,7 +566,8 @@ def _function_taint(context) -> Optional[_FunctionTaint]:
     if isinstance(scope, cst.Lambda):
         taint = _FunctionTaint(scope, tensor_parameters(scope.params, False, entry), None)
     else:
-        sources = tensor_parameters(scope.params, _is_method(context, scope), entry)
+        sources = tensor_parameters(scope.params, _is_method(context, scope), entry) - (
+            _defaulted_in_body(scope))
         flow = _Flow(context.qualified_name)
         helpers = context.fact("numpy_helpers", _numpy_helpers)
         flow.suite(scope.body, set(sources) | {name + "()" for name in helpers})

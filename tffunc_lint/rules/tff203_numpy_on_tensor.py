@@ -58,7 +58,8 @@ class NumpyOnTensor(Rule):
     function TensorFlow traces directly (a `@tf.function`, a Keras `call`, a `Dataset.map`
     callable …), the results of TensorFlow operations, and names assigned from expressions
     that use them. A method's `self`, `*args`/`**kwargs`, and parameters that visibly hold
-    Python values (a literal default such as `axis=-1`, an `int`/`float`/`bool`
+    Python values (a literal default such as `axis=-1`, a default `None` that the first
+    statements replace with one, `if f is None: f = [1, 2, 1]`, an `int`/`float`/`bool`
     annotation) are not taken for tensors. Nor are the parameters of helpers that traced code
     calls, which get Python numbers and NumPy arrays as often as tensors, unless they are
     annotated as `tf.Tensor`: NumPy on a tensor passed down to a helper is missed.
