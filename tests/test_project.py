@@ -846,3 +846,53 @@ def test_an_eager_switch_a_keras_step_needs_is_not_a_leftover(capsys, tmp_path):
     (tmp_path / "bert4nilm.py").write_text(model.format(
         log="        if tf.executing_eagerly():\n            print(loss.numpy())\n"))
     assert _where(capsys, tmp_path, code="TFF406") == [("bert4nilm.py", 3)]
+
+
+@pytest.mark.parametrize("script, found", [
+    # Keras runs something of no known class: the model may be traced
+    ("def run(model, x):\n    return model.predict(x)\n\n\n"
+     "print(run(Net(), tf.ones((1, 4))))\n", [("model.py", 10, "TFF101")]),
+    # predict() with nothing to predict is a method of the project's own
+    ("def run(model):\n    return model.predict()\n\n\n"
+     "print(Net()(tf.ones((1, 4))), run(Net()))\n", []),
+    # scikit-learn's estimators, kept on self or bound in a function
+    ("from sklearn.svm import SVC\n\n\nclass Trainer:\n    def __init__(self):\n"
+     "        self.svm = SVC()\n\n    def train(self, x, y):\n        self.svm.fit(x, y)\n"
+     "        return Net()(tf.constant(x))\n\n\nprint(Trainer().train([[1.0]], [0]))\n", []),
+    ("from sklearn.svm import SVC\n\n\ndef train(x, y):\n    svm = SVC()\n"
+     "    svm.fit(x, y)\n    return Net()(tf.constant(x))\n\n\nprint(train([[1.0]], [0]))\n",
+     []),
+    # the same name bound to a model of no known class too
+    ("from sklearn.svm import SVC\n\n\ndef train(x, y, model):\n    svm = SVC()\n"
+     "    svm.fit(x, y)\n    svm = model\n    svm.fit(x, y)\n\n\n"
+     "print(train([[1.0]], [0], Net()))\n", [("model.py", 10, "TFF101")]),
+])
+def test_runs_that_are_not_keras_s_leave_the_models_eager(capsys, tmp_path, script, found):
+    """A graph-classification toolbox wraps scikit-learn's SVC in a Keras model whose
+    ``call`` reads ``.numpy()``: the SVC's ``fit`` and the wrapper's own ``predict()`` are
+    not Keras runs, and the scripts call the models eagerly."""
+    (tmp_path / "model.py").write_text(_NET)
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom model import Net\n\n" + script)
+    assert _where(capsys, tmp_path) == found
+
+
+def test_a_package_nothing_imports_beside_imported_ones_never_runs(capsys, tmp_path):
+    """The toolbox's scripts import ``methods/GCN``; the imports of ``methods/SVM`` are
+    left in a string. Its model never runs; the GCN's, which Keras may run, counts."""
+    (tmp_path / ".git").mkdir()
+    for name in ("GCN", "SVM"):
+        package = tmp_path / "methods" / name
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "models.py").write_text(_NET.replace("Net", name))
+    (tmp_path / "methods" / "__init__.py").write_text("")
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nfrom methods.GCN.models import GCN\n\n"
+        "'''\nfrom methods.SVM.models import SVM\n'''\n\n\n"
+        "def run(model, x):\n    return model.predict(x)\n\n\n"
+        "if __name__ == '__main__':\n    print(run(GCN(), tf.ones((1, 4))))\n")
+    assert _where(capsys, tmp_path) == [("models.py", 10, "TFF101")]
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert [os.path.relpath(f["path"], tmp_path) for f in findings] == [
+        os.path.join("methods", "GCN", "models.py")]

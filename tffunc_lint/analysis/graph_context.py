@@ -61,6 +61,11 @@ class ModuleView(NamedTuple):
     module."""
 
 
+#: Libraries none of whose classes are Keras models (TensorFlow's own, but for Keras, and
+#: the estimators of scikit-learn and its kin, whose ``fit``/``predict`` run no graph).
+_NOT_KERAS = ("tensorflow.", "sklearn.", "xgboost.", "lightgbm.", "catboost.",
+              "statsmodels.", "torch.", "scipy.", "numpy.", "pandas.")
+
 #: Keras step methods that only training and evaluation run (``fit``, ``evaluate``).
 _TRAINING_STEPS = ("train_step", "test_step")
 
@@ -161,6 +166,7 @@ class ProjectGraph:
         self._private_callers_by_name: Optional[Dict[str, List[ModuleIndex]]] = None
         self._any_tf1: Optional[bool] = None
         self._only_eager_compiles: Optional[bool] = None
+        self._packages_left: Dict[str, bool] = {}
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -919,9 +925,9 @@ class ProjectGraph:
         linted module imports it, by its name, by its stem or by any dotted tail of its name
         (``datasets.transforms`` for ``repo.datasets.transforms`` of a repository whose root
         holds an ``__init__.py``), while the project's code imports a module beside it (an
-        unused ``models/Model.py`` beside the models the scripts import). A folder of
-        modules none of which is imported (a collection to copy from, code in progress)
-        tells nothing."""
+        unused ``models/Model.py`` beside the models the scripts import), or a package
+        beside it (``_package_left_behind``). A folder of modules none of which is
+        imported (a collection to copy from, code in progress) tells nothing by itself."""
         known = self._left_behind.get(index.path)
         if known is None:
             known = self._left_behind[index.path] = self._left_behind_anew(index)
@@ -936,8 +942,35 @@ class ProjectGraph:
                 or self._imported(index)):
             return False
         folder = os.path.dirname(index.path)
-        return any(other is not index and not other.path.endswith(".ipynb")
-                   and self._imported(other) for other in self._in_folder(folder))
+        if any(other is not index and not other.path.endswith(".ipynb")
+               and self._imported(other) for other in self._in_folder(folder)):
+            return True
+        return self._package_left_behind(folder)
+
+    def _package_left_behind(self, folder: str) -> bool:
+        """``folder`` is a package (its ``__init__.py`` is linted) none of whose modules a
+        linted module imports, beside packages whose modules the project imports (a
+        ``methods/SVM`` whose imports the scripts left in a string, beside the
+        ``methods/GCN`` they import)."""
+        known = self._packages_left.get(folder)
+        if known is None:
+            parent = os.path.dirname(folder)
+            init = os.path.join(folder, "__init__.py")
+            known = (parent != folder and init in self.by_path and not any(
+                self._imported(other) for other in self._in_folder(folder)
+                if other.path != init) and any(
+                    self._imported(other) for sibling in self._subfolders(parent)
+                    if sibling != folder and os.path.join(sibling, "__init__.py") in self.by_path
+                    for other in self._in_folder(sibling)
+                    if not other.path.endswith("__init__.py")))
+            self._packages_left[folder] = known
+        return known
+
+    def _subfolders(self, folder: str) -> List[str]:
+        """The folders directly in ``folder`` that hold linted modules."""
+        self._in_folder(folder)
+        return [other for other in self._by_folder or ()
+                if other != folder and os.path.dirname(other) == folder]
 
     def _imported(self, index: ModuleIndex) -> bool:
         """Some linted module imports ``index``: by its name, by its stem, or by a dotted
@@ -1099,7 +1132,7 @@ class ProjectGraph:
             qualified = self.canonical(made[1])
             if qualified.startswith(KERAS_MODULES):
                 return True
-            if qualified.startswith("tensorflow."):
+            if qualified.startswith(_NOT_KERAS):
                 return False
         found = self._class(index, made)
         if found is None:

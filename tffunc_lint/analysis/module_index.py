@@ -530,7 +530,10 @@ class ModuleIndex:
     for a SavedModel when ``model`` is a Keras model)."""
     instance_classes: Dict[str, Optional[Target]] = field(default_factory=dict)
     """Module-level ``name = SomeClass(...)``: name → the class (None when the name is
-    bound to instances of different classes)."""
+    bound to instances of different classes). So for an attribute that a class's methods
+    set on ``self`` (``self.svm = SVC(...)``), as ``Class.attribute``, and for a name a
+    function binds, as ``function:name``: None unless every such assignment makes an
+    instance of one class."""
 
     def runs_models_of_unknown_class(self) -> bool:
         """Module code fits, evaluates, predicts or saves something whose class the module
@@ -811,6 +814,14 @@ _SHARED_EMPTY_OF_INDEX = {
     and f.name not in _NOT_PICKLED}
 
 
+def _own_attribute(node: ast.expr, cls: ClassInfo) -> Optional[str]:
+    """``self.<attribute>`` as ``Class.attribute`` (see ``instance_classes``), or None."""
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self"):
+        return f"{cls.qualname}.{node.attr}"
+    return None
+
+
 _COMPARED_FIELDS = tuple(f.name for f in fields(ModuleIndex)
                          if f.name not in ("nodes", "text_hash"))
 
@@ -991,6 +1002,8 @@ class _Scope:
         """Names bound to ``functools.partial(f, ...)``: calling them runs ``f``."""
         self.eager_models: Set[str] = set()
         """Names of models asked to run eagerly (``model.run_eagerly = True``), so far."""
+        self.locals_made: Dict[str, str] = {}
+        """Names the function binds, as ``instance_classes`` knows them (``fit:svm``)."""
         self.guards: Tuple[Tuple, ...] = ()
         self.not_datasets: FrozenSet[str] = frozenset()
         """Names that an earlier ``isinstance(x, tf.data.Dataset)`` test ruled out."""
@@ -1231,7 +1244,7 @@ class _Indexer:
         self.readers = []
         known = self.index.instance_classes
         for name, func in self.made:  # once every class of the module is known
-            made = self._class_ref(func)
+            made = self._class_ref(func) if func is not None else None
             known[name] = made if known.get(name, made) == made else None
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
@@ -1395,6 +1408,19 @@ class _Indexer:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     self.made.append((target.id, node.value.func))
+        if scope.function is not None:
+            for target in node.targets:
+                if isinstance(target, ast.Name):  # ``svm = SVC(...)`` in a function
+                    known = scope.locals_made[target.id] = (
+                        f"{scope.function.qualname}:{target.id}")
+                    self.made.append((known, node.value.func if isinstance(
+                        node.value, ast.Call) else None))
+        if scope.function is not None and scope.cls is not None:
+            for target in node.targets:
+                attribute = _own_attribute(target, scope.cls)
+                if attribute is not None:  # ``self.svm = SVC(...)``; anything else: unknown
+                    self.made.append((attribute, node.value.func if isinstance(
+                        node.value, ast.Call) else None))
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
             if isinstance(value, ast.IfExp) and all(
@@ -1503,7 +1529,10 @@ class _Indexer:
         elif (attr is not None and attr[0] == "_" and not attr.endswith("__")
               and receiver_name not in ("self", "cls")):
             self.index.private_calls.add(attr)
-        eager = attr in KERAS_RUNS and receiver_name in scope.eager_models
+        # Keras's runs and exports take the data or the path: ``model.predict()`` with
+        # nothing to predict is a method of the project's own (a wrapped SVM's).
+        given = bool(node.args or node.keywords)
+        eager = attr in KERAS_RUNS and given and receiver_name in scope.eager_models
         if attr == "compile" and receiver_name not in self.imported_aliases:
             value = next((k.value for k in node.keywords if k.arg == "run_eagerly"), None)
             if isinstance(value, ast.Constant) and value.value is True:
@@ -1512,7 +1541,7 @@ class _Indexer:
                 self.index.compiles_keras = True
             if receiver_name is not None:
                 self._asks_eagerly(receiver_name, value, scope)
-        if attr in _KERAS_RUNS_AND_EXPORTS:
+        if attr in _KERAS_RUNS_AND_EXPORTS and given:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
                     self.index.classes) and attr not in self.index.classes[receiver[1]].methods:
@@ -1522,9 +1551,12 @@ class _Indexer:
                  else self.index.keras_run_classes).add(receiver[1])
         if eager:
             self.index.eager_keras_runs.append(receiver_name)
-        elif attr in KERAS_RUNS and receiver_name not in self.module_aliases:
-            self.index.keras_runs.append((receiver_name, attr))
-        elif attr in _KERAS_EXPORTS and receiver_name is not None:
+        elif attr in KERAS_RUNS and given and receiver_name not in self.module_aliases:
+            self.index.keras_runs.append((scope.locals_made.get(receiver_name, receiver_name)
+                                          if receiver_name else _own_attribute(
+                                              func.value, scope.cls) if scope.cls else None,
+                                          attr))
+        elif attr in _KERAS_EXPORTS and given and receiver_name is not None:
             self.index.keras_exports.append(receiver_name)
         elif qualified and _builds_keras_graph(qualified, node):
             exported = (self._instance_class(node.args[0], scope)
