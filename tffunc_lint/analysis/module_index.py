@@ -1243,7 +1243,12 @@ class _Indexer:
             reader.resolve = reader.callee = None
         self.readers = []
         known = self.index.instance_classes
+        # Of the names functions bind and the attributes set on ``self``, only those that
+        # receive a Keras run are asked about (and kept: indexes stay small).
+        receivers = {receiver for receiver, _ in self.index.keras_runs}
         for name, func in self.made:  # once every class of the module is known
+            if name not in receivers and ("." in name or ":" in name):
+                continue
             made = self._class_ref(func) if func is not None else None
             known[name] = made if known.get(name, made) == made else None
 
