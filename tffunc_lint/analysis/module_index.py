@@ -607,6 +607,34 @@ class ModuleIndex:
         self.__dict__["_bound"] = state.get("_bound", _NO_NAMES)
         self.nodes = {}
 
+    def made_to_trace(self) -> Set[FunctionKey]:
+        """The module's functions that TensorFlow would trace whatever the project does with
+        them, and ``tf.config.run_functions_eagerly(True)`` runs as Python: those a
+        ``tf.function`` decorator or call makes, the ``call`` and steps of its classes, and
+        the module's functions and methods they call in turn (TFF406 asks whether any of them
+        needs eager execution)."""
+        found: Set[FunctionKey] = {entry.target[1] for entry in self.entries
+                                   if entry.target[0] == "local"
+                                   and entry.how.startswith(("@", "tf.function("))}
+        for cls in self.classes.values():
+            found.update(key for name, key in cls.methods.items()
+                         if name in KERAS_GRAPH_METHODS)
+        queue = list(found)
+        while queue:
+            function = self.functions.get(queue.pop())
+            for target, _, how in function.edges if function is not None else ():
+                callee = None
+                if how != CALLED:
+                    continue
+                if target[0] == "local":
+                    callee = target[1]
+                elif target[0] == "method" and target[1] in self.classes:
+                    callee = self.classes[target[1]].methods.get(target[2])
+                if callee is not None and callee not in found:
+                    found.add(callee)
+                    queue.append(callee)
+        return found
+
     def same_to_the_graph(self, other: "ModuleIndex") -> bool:
         """``other`` indexes the module as this does, in all the call graph reads: each field
         but the text's hash and the nodes (an edit such as a comment, or a changed constant,

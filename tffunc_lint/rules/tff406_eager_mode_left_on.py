@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+from typing import List, Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.ast_walk import walk_nodes
 from ..analysis.cst_walk import descendants
-from ..analysis.module_index import (CALLED, EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES,
-                                     KERAS_GRAPH_METHODS, FunctionKey, ModuleIndex)
+from ..analysis.module_index import EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES
 from ..analysis.test_code import in_test_code, is_test_path
 from ..rule import Rule, Scope
 
@@ -21,33 +20,6 @@ _LOG_METHODS = frozenset({"warn", "warning", "info", "critical", "error"})
 
 def _literal_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
-
-
-def _switched_to_python(index: ModuleIndex) -> Set[FunctionKey]:
-    """The functions of the module that the switch runs as Python: those a ``tf.function``
-    decorator or call makes, Keras's ``call`` and steps, and the module's functions and
-    methods they call in turn. (The graph context leaves them out of the module's traced
-    code: the switch is on.)"""
-    found: Set[FunctionKey] = {entry.target[1] for entry in index.entries
-                               if entry.target[0] == "local"
-                               and entry.how.startswith(("@", "tf.function("))}
-    for cls in index.classes.values():
-        found.update(key for name, key in cls.methods.items() if name in KERAS_GRAPH_METHODS)
-    queue = list(found)
-    while queue:
-        function = index.functions.get(queue.pop())
-        for target, _, how in function.edges if function is not None else ():
-            if how != CALLED:
-                continue
-            callee = None
-            if target[0] == "local":
-                callee = target[1]
-            elif target[0] == "method" and target[1] in index.classes:
-                callee = index.classes[target[1]].methods.get(target[2])
-            if callee is not None and callee not in found:
-                found.add(callee)
-                queue.append(callee)
-    return found
 
 
 def _calls_numpy(function: ast.AST) -> bool:
@@ -173,7 +145,7 @@ class EagerModeLeftOn(Rule):
         index = self.context.graph.index
         if index is None:
             return False
-        return any(_calls_numpy(index.nodes[key]) for key in _switched_to_python(index)
+        return any(_calls_numpy(index.nodes[key]) for key in index.made_to_trace()
                    if key in index.nodes)
 
     def _block(self) -> Tuple[List[cst.CSTNode], int]:
