@@ -150,6 +150,8 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
     "- tensorflow 2.x\n",
     "1. TensorFlow >= 2.3\n",
     "* **TensorFlow** 2.4.1\n",
+    # Open3D's Lagrangian fluids: either framework
+    "## Dependencies\n\n- Tensorflow 2.3 or PyTorch 1.6\n- Open3D 0.11 or later\n",
 ])
 def test_a_readme_list_of_requirements_names_the_versions_supported(capsys, content):
     write("README.md", content)
@@ -160,6 +162,7 @@ def test_a_readme_list_of_requirements_names_the_versions_supported(capsys, cont
 @pytest.mark.parametrize("content", [
     "- TensorFlow 2.12\n",                                            # has reduce_retracing
     "- TensorFlow 2.4 is what the paper used, later ones work too\n",  # a sentence
+    "- TensorFlow 2.4 or the newest release\n",                        # another sentence
     "A TensorFlow 2.0 implementation; tested with TensorFlow 2.8+.\n",  # prose
     "pip install tensorflow-text==2.4.0\n",                          # another package
     "docker run nvcr.io/nvidia/tensorflow:22.03-tf2-py3\n",           # NVIDIA's numbering

@@ -66,13 +66,15 @@ _REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*
                                re.IGNORECASE)
 #: An item of a list that names TensorFlow and its version, and nothing else (a README's
 #: requirements: ``- TensorFlow 2.4``, ``* tensorflow >= 2.3``, ``- Tensorflow (version
-#: 2.0+)``, ``* tensorflow 2.0 or above``, the same in Korean or Chinese).
+#: 2.0+)``, ``* tensorflow 2.0 or above``, the same in Korean or Chinese, ``- Tensorflow 2.3
+#: or PyTorch 1.6`` for a project of both).
 _LISTED = re.compile(
     r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+[`*_]*tensorflow(?:[-_](?:gpu|cpu))?[`*_]*[ \t]*(?::[ \t]*)?"
     r"(?:\([ \t]*)?(?:version[ \t]*|v(?=\d))?(?P<op>==|[<>~]=?)?[ \t]*"
     r"(?P<version>\d+(?:\.\d+)*(?P<any>\.[xX*])?)[ \t]*"
     r"(?P<on>\+|(?:or|and)[ \t]+(?:above|higher|later|newer|up)|이상|以上|及以上)?"
-    r"[ \t]*\)?[`*_]*[ \t]*$", re.IGNORECASE)
+    r"[ \t]*\)?[`*_]*[ \t]*(?:(?:or|/)[ \t]+[A-Za-z][\w.-]*[ \t]+v?\d+(?:\.\d+)*\+?[ \t]*)?$",
+    re.IGNORECASE)
 #: A file's own install: ``!pip install`` in a notebook (a comment in the converted
 #: source), the same comment in a script; what follows ``#`` is read as ``_INSTALLS``.
 _COMMENTED_INSTALL = re.compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
