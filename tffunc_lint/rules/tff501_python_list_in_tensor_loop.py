@@ -7,6 +7,7 @@ from typing import Optional
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.cst_walk import descendants
 from ..analysis.container_provenance import Provenance, module_scopes, origin, value_kind
 from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops
 from ..analysis.names import assigned_names, dotted_name
@@ -85,7 +86,9 @@ class PythonListInTensorLoop(Rule):
     assumed to be a Python loop (it is one when the caller passes a list), and so is one
     over `tf.unstack(...)`, which returns a Python list. A list is recognised by a list
     display, comprehension or `list()` call bound to its name (or, for an attribute, in the
-    class). A list made inside the loop body is fine. In a function AutoGraph does not
+    class). A list made inside the loop body is fine, and so is a local list that nothing
+    reads after the loop (its use commented out), unless the loop sits in another loop,
+    whose next pass may read it. In a function AutoGraph does not
     convert (`@tf.autograph.experimental.do_not_convert`, `@tf.function(autograph=False)`)
     every loop is a Python loop. Appending to a list that outlives the call is also
     reported by TFF102.
@@ -113,8 +116,30 @@ class PythonListInTensorLoop(Rule):
         if name is None or not self._is_list(name):
             return
         loop = self._graph_loop(name)
-        if loop is not None:
+        if loop is not None and (origin(self.context, name).provenance is not Provenance.LOCAL
+                                 or "." in name or self._read_after(loop, name)):
             self.report(node)
+
+    def _read_after(self, loop: cst.CSTNode, name: str) -> bool:
+        """The function names the local list again after the graph loop (returns it,
+        stacks it), or the loop sits in another loop, whose next pass may read it: only
+        a read outside the loop meets the symbolic tensors of the loop's body. A list
+        nothing reads after the loop (its use commented out) holds them harmlessly."""
+        ancestors = self.context.ancestors
+        child: cst.CSTNode = loop
+        for parent in reversed(ancestors[:ancestors.index(loop)]):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(parent, (cst.For, cst.While)):
+                return True
+            statements = getattr(parent, "body", None)
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)) and child in statements:
+                later = statements[statements.index(child) + 1:]
+                if any(isinstance(found, cst.Name) and found.value == name
+                       for statement in later for found in descendants(statement)):
+                    return True
+            child = parent
+        return True
 
     def _is_list(self, name: str) -> bool:
         found = origin(self.context, name)
