@@ -351,12 +351,8 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
                 if isinstance(hit, FileResult) and hit.path == path:
                     cached[path] = hit
             _kept()
-    jobs = [(path, settings_for(path), fix, None, contents.get(path), None)
-            for path in files if path not in cached]
-    done, current = _map(jobs, workers)
-    linted = {r.path: r for r in done}
-    cache.store_all("alone", {path: (keys[path], result) for path, result in linted.items()
-                              if path in current})
+    linted = _linted_alone([path for path in files if path not in cached], settings_for, fix,
+                           contents, keys, cache, workers)
     results = [cached[path] if path in cached else linted[path] for path in files]
     redone: Dict[str, FileResult] = {}
     # Every file as a run saw it before: the project's views are those of that run, and
@@ -364,26 +360,16 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
     views = summary[0] if summary is not None else None
     if views is not None:
         redone = _load_project_results(cache, views)
-        if len(redone) == len(views):
-            again = []
-        else:
+        if len(redone) != len(views):
             views, redone, summary = None, {}, None
     if views is None:
         with paused_gc():
             again = _project_views(results, settings_for, fix, contents, whole_project)
         view_objects = {job[0]: job[3] for job in again}
-        if cache:  # the project's view of the file is part of the key
-            views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
-                     if job[0] in keys}
-            redone = _load_project_results(cache, views)
-            again = [job for job in again if job[0] not in redone]
-    if again:
-        relinted, current = _map(again, workers)
-        redone.update((result.path, result) for result in relinted)
-        if cache:
-            cache.store_all("project", {result.path: (views[result.path], result)
-                                        for result in relinted
-                                        if result.path in views and result.path in current})
+        # The project's view of the file is part of the key.
+        views = {job[0]: keys[job[0]] + fingerprint(tuple(job[3])) for job in again
+                 if job[0] in keys} if cache else {}
+        redone = _with_views(again, views, cache, workers)
     if redone:
         results = [redone.get(r.path, r) for r in results]
     cells = {r.path: r.cells for r in results if r.cells is not None}
@@ -395,6 +381,34 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
         _store_summary(cache, files, whole_project, project_key, keys, contexts, views,
                        view_objects, [(r.path, r.findings, r.cells) for r in results])
     return results
+
+
+def _linted_alone(paths: Sequence[str], settings_for: Callable[[str], Settings], fix: bool,
+                  contents: Dict[str, Union[str, bytes]], keys: Dict[str, str], cache: Cache,
+                  workers: "_Workers") -> Dict[str, FileResult]:
+    """``paths`` linted on their own (the first pass), each result stored under its key."""
+    done, current = _map([(path, settings_for(path), fix, None, contents.get(path), None)
+                          for path in paths], workers)
+    linted = {result.path: result for result in done}
+    cache.store_all("alone", {path: (keys[path], result) for path, result in linted.items()
+                              if path in current})
+    return linted
+
+
+def _with_views(again: Sequence[Job], views: Dict[str, str], cache: Cache,
+                workers: "_Workers") -> Dict[str, FileResult]:
+    """The results of the jobs that carry the project's view of their file: found in the
+    cache under their view keys (``views``), or linted and stored there."""
+    redone = _load_project_results(cache, {job[0]: views[job[0]] for job in again
+                                           if job[0] in views})
+    missing = [job for job in again if job[0] not in redone]
+    if missing:
+        relinted, current = _map(missing, workers)
+        redone.update((result.path, result) for result in relinted)
+        cache.store_all("project", {result.path: (views[result.path], result)
+                                    for result in relinted
+                                    if result.path in views and result.path in current})
+    return redone
 
 
 def _files_key(files: Sequence[str], whole_project: bool) -> str:
@@ -455,24 +469,15 @@ def _after_few_changes(cache: Cache, files: Sequence[str], keys: Dict[str, str],
                 found[path] = hit
     if before.keys() != set(changed):
         return None
-    done, current = _map([(path, settings_for(path), False, None, contents.get(path), None)
-                          for path in changed if path not in now], workers)
-    cache.store_all("alone", {result.path: (keys[result.path], result) for result in done
-                              if result.path in current})
-    now.update((result.path, result) for result in done)
+    now.update(_linted_alone([path for path in changed if path not in now], settings_for,
+                             False, contents, keys, cache, workers))
     if not all(_same_to_the_graph(before[path], now[path]) for path in changed):
         return None
     view_keys = dict(summary[0])
     again = [(path, settings_for(path), False, views[path], contents.get(path), now[path].index)
              for path in changed if path in views]
     view_keys.update((job[0], keys[job[0]] + fingerprint(tuple(job[3]))) for job in again)
-    redone = _load_project_results(cache, {job[0]: view_keys[job[0]] for job in again})
-    again = [job for job in again if job[0] not in redone]
-    if again:
-        relinted, current = _map(again, workers)
-        redone.update((result.path, result) for result in relinted)
-        cache.store_all("project", {result.path: (view_keys[result.path], result)
-                                    for result in relinted if result.path in current})
+    redone = _with_views(again, {job[0]: view_keys[job[0]] for job in again}, cache, workers)
     entries = {path: (findings, cells) for path, findings, cells in summary[1]}
     cells = {path: entry[1] for path, entry in entries.items() if entry[1] is not None}
     for path in changed:
