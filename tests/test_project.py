@@ -529,7 +529,11 @@ _DETECTOR = {
     # a distribution: others may import the layer and fit it
     ({"pyproject.toml": '[project]\nname = "detection"\n'}, [("misc.py", 5, "TFF204")]),
     # a module imports the script: its code is not all that uses what it makes
-    ({"evaluate.py": "import train_detector\n"}, [("misc.py", 5, "TFF204")]),
+    ({"evaluate.py": "import tensorflow as tf\n\nimport train_detector\n\n"
+                     "train_detector.model.predict(tf.ones((2, 4)))\n"},
+     [("misc.py", 5, "TFF204")]),
+    # ... though one that only runs it runs the layer as the script does
+    ({"evaluate.py": "import train_detector\n"}, []),
 ])
 def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
         capsys, tmp_path, extra, found):
@@ -678,7 +682,8 @@ _APPLICATION = {
     ({"pyproject.toml": '[project]\nname = "net"\n'}, ["."],
      [("model.py", 6), ("old_model.py", 9)]),
     # another module imports it and uses its class
-    ({"evaluate.py": "from old_model import Model\nmodel = Model()\n"}, ["."],
+    ({"evaluate.py": "import tensorflow as tf\nfrom old_model import Model\n\n"
+                     "print(Model().predict(tf.ones((2, 4))))\n"}, ["."],
      [("model.py", 6), ("old_model.py", 9)]),
 ])
 def test_a_module_nothing_imports_in_a_whole_application_never_runs(
@@ -896,3 +901,75 @@ def test_a_package_nothing_imports_beside_imported_ones_never_runs(capsys, tmp_p
     _, findings = lint_project_json(capsys, tmp_path)
     assert [os.path.relpath(f["path"], tmp_path) for f in findings] == [
         os.path.join("methods", "GCN", "models.py")]
+
+
+_AGENT = {
+    "agent/__init__.py": "",
+    "agent/networks.py": (
+        "import numpy as np\nimport tensorflow as tf\n\n\n"
+        "class Block(tf.keras.layers.Layer):\n"
+        "    def call(self, x):\n"
+        "        return x + np.random.normal()\n\n\n"
+        "class Actor(tf.keras.Model):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.block = Block()\n\n"
+        "    def call(self, x):\n"
+        "        return self.block(x)\n\n\n"
+        "class Critic(tf.keras.Model):\n"
+        "    def call(self, x):\n"
+        "        return x + np.random.normal()\n"),
+    "agent/learner.py": (
+        "import tensorflow as tf\n\n"
+        "from agent.networks import Actor, Critic\n\n\n"
+        "class Learner:\n"
+        "    def __init__(self):\n"
+        "        self.actor = Actor()\n\n"
+        "    def learn(self):\n"
+        "        for step in range(10):\n"
+        "            with tf.GradientTape() as tape:\n"
+        "                loss = tf.reduce_mean(self.actor(tf.ones((2, 4))))\n"),
+    "train.py": (
+        "from agent.learner import Learner\n\n"
+        "if __name__ == '__main__':\n"
+        "    Learner().learn()\n"),
+}
+
+
+@pytest.mark.parametrize("extra, found", [
+    # an eager loop calls the actor
+    ({}, []),
+    # a tf.function of the learner calls the actor; nothing reads the critic it imports
+    ({"agent/learner.py": "\n    @tf.function\n    def act(self, x):\n"
+                          "        return self.actor(x)\n"},
+     [("networks.py", 7)]),
+    # another program exports the critic: the actor still runs eagerly
+    ({"export.py": "import tensorflow as tf\n\nfrom agent.networks import Critic\n\n"
+                   "tf.saved_model.save(Critic(), 'critic')\n"},
+     [("networks.py", 21)]),
+    # a class only an unused model makes runs as that model does: not at all
+    ({"agent/networks.py": "\n\nclass Twin(tf.keras.Model):\n    def __init__(self):\n"
+                           "        super().__init__()\n        self.critic = Critic()\n",
+      "agent/learner.py": "\n    def fit(self):\n"
+                          "        self.actor.fit(tf.ones((2, 4)), tf.ones((2, 4)))\n"},
+     [("networks.py", 7)]),
+    # a distribution: whoever installs it may fit any of its classes
+    ({"pyproject.toml": '[project]\nname = "agent"\n',
+      "agent/learner.py": "\n    @tf.function\n    def act(self, x):\n"
+                          "        return self.actor(x)\n"},
+     [("networks.py", 7), ("networks.py", 21)]),
+])
+def test_a_keras_class_runs_in_a_graph_only_where_the_code_naming_it_does(
+        capsys, tmp_path, extra, found):
+    """Of an application linted whole, a Keras class's ``call`` is traced only where the
+    code that names the class, or code importing that, lets Keras run models (fits,
+    predicts, exports, traces code of its own), or where a Keras class that does names it:
+    a module with a traced step does not trace the network it imports and never uses, nor
+    a network that only an unused model makes."""
+    for name, text in _AGENT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    for name, text in extra.items():
+        path = tmp_path / name
+        path.write_text((path.read_text() if path.exists() else "") + text)
+    assert _where(capsys, tmp_path, code="TFF104") == found

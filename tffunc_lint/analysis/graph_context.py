@@ -141,6 +141,11 @@ def _keras_base_kind(qualified: str) -> Optional[str]:
     return None
 
 
+#: The modules that name a class, each with the class whose lines do so, and those that
+#: looked (see ``ProjectGraph._users_of_classes``).
+_ClassUsers = Tuple[List[Tuple[ModuleIndex, str]], List[ModuleIndex]]
+
+
 class ProjectGraph:
     """The call graph of the linted modules."""
 
@@ -168,6 +173,9 @@ class ProjectGraph:
         self._only_eager_compiles: Optional[bool] = None
         self._packages_left: Dict[str, bool] = {}
         self._never_named: Dict[str, Tuple[Tuple[int, int], ...]] = {}
+        self._class_runs: Dict[Tuple[str, str], bool] = {}
+        self._class_users: Optional[Dict[Tuple[str, str], _ClassUsers]] = None
+        self._keras_above: Dict[str, bool] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
@@ -259,7 +267,8 @@ class ProjectGraph:
                 if unused and _within(unused, key[1]):
                     continue
                 if not (reason.how.startswith("Keras ") and (
-                        keras or key[2] in eager_steps or self._run_by_project(index, key))):
+                        keras or key[2] in eager_steps or self._run_by_project(index, key)
+                        or not self._method_class_runs(index, key))):
                     add(path, key, reason)
         # Callables of control-flow APIs: traced when the function calling the API is.
         within: Dict[Tuple[str, FunctionKey], List[Entry]] = {}
@@ -309,7 +318,8 @@ class ProjectGraph:
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager or not runs_keras or cls.trained_by_own_loop(
                         kind) or (
-                        unused and _within(unused, cls.first_line)):
+                        unused and _within(unused, cls.first_line)) or (
+                        not self.keras_class_runs(index, cls)):
                     continue
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()
                 run_directly |= self._steps_run_by_project(index, cls)
@@ -689,6 +699,12 @@ class ProjectGraph:
         cls = index.classes.get(function.class_qualname or "") if function else None
         return cls is not None and key[2] in self._steps_run_by_project(index, cls)
 
+    def _method_class_runs(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
+        """The class of the method ``key`` may run in a graph (``keras_class_runs``)."""
+        function = index.functions.get(key) if index is not None else None
+        cls = index.classes.get(function.class_qualname or "") if function else None
+        return cls is None or self.keras_class_runs(index, cls)
+
     def _steps_run_by_project(self, index: ModuleIndex, cls: ClassInfo) -> FrozenSet[str]:
         """Keras step methods (``train_step`` …) of ``cls`` that the project's own code,
         tests aside, calls itself outside traced code (``loss +=
@@ -1036,15 +1052,22 @@ class ProjectGraph:
         trace them in code written for TensorFlow 1 (``on_tensorflow_1``)."""
         if self.on_tensorflow_1(index):
             return False
+        if not self.script(index) and not self._part_of_programs(index):
+            return True
+        return self._runs_keras_itself(index, eager_runs)
+
+    def _runs_keras_itself(self, index: ModuleIndex, eager_runs: bool = False) -> bool:
+        """The code of ``index`` itself lets Keras run models (see ``runs_keras``): it
+        exports one, fits, evaluates or predicts with something that may be one, or has
+        traced code of its own."""
         eager_training = self.compiles_only_eagerly()
         runs = set(index.keras_run_classes)
         if eager_runs:
             runs |= set(index.eager_run_classes)
         if eager_runs or not eager_training:
             runs |= set(index.keras_trained_classes)
-        if (not self.script(index) and not self._part_of_programs(index)
-                or index.exports_keras_graphs or any(
-                    self._may_be_keras(index, ("class", run)) for run in runs)):
+        if index.exports_keras_graphs or any(
+                self._may_be_keras(index, ("class", run)) for run in runs):
             return True
         if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models
@@ -1074,6 +1097,110 @@ class ProjectGraph:
             if made is not None and self._may_be_keras(index, made):
                 return True
         return False
+
+    def keras_class_runs(self, index: ModuleIndex, cls: ClassInfo) -> bool:
+        """Keras may run the Keras class ``cls`` of ``index`` in a graph, as far as the
+        project shows. When the run is the whole project and ``cls`` is a module-level
+        class of an application's module (part of no distribution) that linted code imports
+        or that is a program itself, the project's own code is all that makes and runs its
+        objects: it runs them in a graph only where the code that names the class
+        (``ModuleIndex.class_users``) does, or is imported by code that does. Code does so
+        when it lets Keras run models itself (``_runs_keras_itself``: fits, predicts,
+        exports, or traces code of its own, unless it runs eagerly), or is imported by
+        nothing and is no program (it is there for others to use). A class that only another
+        Keras class names (a layer a model makes in ``__init__``) runs as that class runs. A
+        class nothing names, or that only eager programs name (an agent's network called in
+        a ``GradientTape`` loop), runs eagerly or not at all. Test modules do not count.
+        True when it cannot be told: the class's module or an importer looks names up as it
+        runs, or hands the module on whole."""
+        key = (index.path, cls.qualname)
+        known = self._class_runs.get(key)
+        if known is None:
+            known = self._class_runs[key] = self._class_runs_from(index, cls, frozenset())
+        return known
+
+    def _class_runs_from(self, index: ModuleIndex, cls: ClassInfo,
+                         seen: FrozenSet[Tuple[str, str]]) -> bool:
+        key = (index.path, cls.qualname)
+        if key in seen:
+            return False  # a class only a class it makes names runs as nothing else does
+        if not self._application_class(index, cls):
+            return True
+        users, readers = self._users_of_classes().get(key, ((), ()))
+        importers = self._importers_of(index) + self._more_importers(index)
+        if importers:
+            named = _names_used(index, importers, lambda other: self._passed_on(
+                other, frozenset({index.path})))
+            if named is None or cls.qualname in named and not any(
+                    other is not index for other in readers):
+                return True  # used where the index does not follow
+        for other, holder in users:
+            if other is not index and is_test_module(other.path):
+                continue
+            held = other.classes.get(holder) if holder else None
+            if held is not None and self.keras_kind(other, held) is not None:
+                if self._class_runs_from(other, held, seen | {key}):
+                    return True
+                continue
+            if self._runs_keras_above(other):
+                return True
+        return False
+
+    def _application_class(self, index: ModuleIndex, cls: ClassInfo) -> bool:
+        """``cls`` is a class ``keras_class_runs`` can follow: of a whole project, at module
+        level of an application's module that is a program or that linted code imports, and
+        the index finds it by its qualified name."""
+        return (self._whole_project and self._distributed is not None
+                and "." not in cls.qualname and not is_test_module(index.path)
+                and not self._distributed(index.path)
+                and (self.script(index) or bool(self._importers_of(index))
+                     or bool(self._more_importers(index)))
+                and self._class(index, ("external", f"{index.module}.{cls.qualname}"))
+                == (index, cls.qualname))
+
+    def _users_of_classes(self) -> Dict[Tuple[str, str], _ClassUsers]:
+        """(path, class) → the modules whose text names the class, each with the class whose
+        lines do so (``""``: other lines), and every module that looked (imports it, or
+        defines it), from every ``ModuleIndex.class_users``; built once."""
+        if self._class_users is None:
+            found: Dict[Tuple[str, str], _ClassUsers] = {}
+            for other in self.by_path.values():
+                for qualified, holders in other.class_users.items():
+                    named = self._class(other, ("external", qualified))
+                    if named is not None:
+                        users, readers = found.setdefault((named[0].path, named[1]), ([], []))
+                        users.extend((other, holder) for holder in holders)
+                        readers.append(other)
+            self._class_users = found
+        return self._class_users
+
+    def _runs_keras_above(self, index: ModuleIndex) -> bool:
+        """``index``, or a module that imports it, in turn, lets Keras run models
+        (``_runs_keras_itself``) and does not run eagerly, or is imported by nothing and is
+        no program; modules that never run (``_imported_by_nothing``) and tests aside."""
+        known = self._keras_above.get(index.path)
+        if known is not None:
+            return known
+        found, seen, queue = False, {index.path}, deque([index])
+        while queue and not found:
+            module = queue.popleft()
+            if self._imported_by_nothing(module):
+                continue
+            if (not self.on_tensorflow_1(module) and not self.runs_eagerly(module)
+                    and self._runs_keras_itself(module)):
+                found = True
+                break
+            importers = [other for other in self._importers_of(module)
+                         + self._more_importers(module) if not is_test_module(other.path)]
+            if not importers and not self.script(module):
+                found = True
+                break
+            for other in importers:
+                if other.path not in seen:
+                    seen.add(other.path)
+                    queue.append(other)
+        self._keras_above[index.path] = found
+        return found
 
     def compiles_only_eagerly(self) -> bool:
         """The whole project compiles its models, wherever it does, with

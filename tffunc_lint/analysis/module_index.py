@@ -14,6 +14,7 @@ Functions are keyed so the same function can be found again in a LibCST tree:
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
 import pickle
 import re
@@ -751,6 +752,16 @@ class ModuleIndex:
     anything runs them is the project's to say: another module may import them
     (``ProjectGraph.never_named``)."""
 
+    class_users: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    """Where the module's text names classes that may be the project's: for each of its
+    module-level classes with bases (by qualified name, ``pkg.layers.Gate``), each name it
+    imports from a module that may be the project's (by import target) and each name it
+    reads through such a module (``layers.Gate``), the module-level classes whose lines
+    name it, ``""`` for lines outside any class. A class's own lines and import statements
+    do not count; comments and strings do. Every holder is ``""`` when the module may look
+    names up as it runs (``globals()``). A name recorded with no holder is named nowhere
+    else (see ``ProjectGraph.keras_class_runs``)."""
+
     star_names: Optional[FrozenSet[str]] = None
     """Of a module with ``star_imports``: the names its code reads (not its comments or
     strings) that may come from them: those it does not define itself by a module-level
@@ -809,12 +820,13 @@ class ModuleIndex:
             index.unnamed = _unnamed(tree, lines)
         else:
             index.unnamed_classes = _unnamed_classes(tree, lines)
-        _collect_imports(index, tree, module, is_package)
+        import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
             index.star_names = _star_names(tree, lines)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
+        index.class_users = _class_users(tree, lines, index, import_spans)
         if any(map(_TF1_TEXT.search, lines)):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
                               or _uses_tf1(tree, index.names))
@@ -968,7 +980,11 @@ def _alias(node: ast.stmt) -> Optional[Tuple[str, str]]:
     return None
 
 
-def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_package: bool) -> None:
+def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_package: bool
+                     ) -> List[Tuple[int, int]]:
+    """Fill in the module's imports and bindings; returns the lines of its import
+    statements."""
+    spans: List[Tuple[int, int]] = []
     module_level = list(iter_statements(tree.body, into_scopes=False))
     for node in module_level:
         index.module_bindings.update(bound_names(node))
@@ -978,6 +994,8 @@ def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_packa
                  if _is_none_assignment(node)}
     for node in iter_statements(tree.body):
         line, direct = node.lineno, id(node) in straight
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            spans.append((line, node.end_lineno or line))
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -1007,6 +1025,7 @@ def _collect_imports(index: ModuleIndex, tree: ast.Module, module: str, is_packa
         else:
             for name in bound_names(node):
                 index.bindings.append((name, node.lineno, OTHER, "", id(node) in straight))
+    return spans
 
 
 # -- the one pass over expressions ------------------------------------------------------------
@@ -2113,6 +2132,56 @@ def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str,
                   for statement in classes if not _named_outside(
                       text, starts, statement.name, [(statement.lineno, statement.end_lineno)]))
     return () if found and _looks_names_up(text) else found
+
+
+def _class_users(tree: ast.Module, lines: Sequence[str], index: ModuleIndex,
+                 import_spans: Sequence[Tuple[int, int]]) -> Dict[str, Tuple[str, ...]]:
+    """See ``ModuleIndex.class_users``. The text is searched for each name as a word of its
+    own, as ``_named_outside`` does: a name it has in a comment or a string counts."""
+    words: Dict[str, List[str]] = {}
+    holders: List[Tuple[int, int, str]] = []
+    own: Dict[str, Tuple[int, int]] = {}
+    for statement in tree.body:
+        if statement.__class__ is ast.ClassDef:
+            first = min([statement.lineno] + [d.lineno for d in statement.decorator_list])
+            holders.append((first, statement.end_lineno, statement.name))
+            if statement.bases:
+                qualified = f"{index.module}.{statement.name}"
+                words.setdefault(statement.name, []).append(qualified)
+                own[qualified] = (first, statement.end_lineno)
+    for local, target in index.imports:
+        if "." in target and may_be_project_module(target):
+            words.setdefault(local, []).append(target)
+    for read in index.module_reads:
+        words.setdefault(read.rpartition(".")[2], []).append(read)
+    if not words:
+        return {}
+    text, starts = _text_and_starts(lines)
+    everywhere = _looks_names_up(text)
+    firsts = [first for first, _, _ in holders]
+    found: Dict[str, Tuple[str, ...]] = {}
+    for word, keys in words.items():
+        seen: Set[Tuple[int, str]] = set()  # (line, holder) of each mention
+        at = text.find(word)
+        while at != -1:
+            after = at + len(word)
+            if not (at and _identifier_char(text[at - 1])
+                    or after < len(text) and _identifier_char(text[after])):
+                line = bisect.bisect_right(starts, at)
+                if not any(first <= line <= last for first, last in import_spans):
+                    slot = bisect.bisect_right(firsts, line) - 1
+                    holder = (holders[slot][2] if slot >= 0 and line <= holders[slot][1]
+                              else "")
+                    seen.add((line, holder))
+            at = text.find(word, after)
+        for key in keys:
+            span = own.get(key)
+            named = {holder for line, holder in seen
+                     if span is None or not span[0] <= line <= span[1]}
+            if everywhere:
+                named.add("")
+            found[key] = tuple(sorted(named | set(found.get(key, ()))))
+    return found
 
 
 def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
