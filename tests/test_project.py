@@ -947,6 +947,17 @@ _AGENT = {
     ({"export.py": "import tensorflow as tf\n\nfrom agent.networks import Critic\n\n"
                    "tf.saved_model.save(Critic(), 'critic')\n"},
      [("networks.py", 21)]),
+    # the module's main guard calls the critic eagerly: it runs only as the program,
+    # not when the learner (whose step is traced) imports the module
+    ({"agent/networks.py": "\n\nif __name__ == '__main__':\n"
+                           "    print(Critic()(tf.ones((2, 4))))\n",
+      "agent/learner.py": "\n    @tf.function\n    def act(self, x):\n"
+                          "        return self.actor(x)\n"},
+     [("networks.py", 7)]),
+    # ... while a main guard that fits it traces it
+    ({"agent/networks.py": "\n\nif __name__ == '__main__':\n"
+                           "    Critic().fit(tf.ones((2, 4)), tf.ones((2, 4)))\n"},
+     [("networks.py", 21)]),
     # a class only an unused model makes runs as that model does: not at all
     ({"agent/networks.py": "\n\nclass Twin(tf.keras.Model):\n    def __init__(self):\n"
                            "        super().__init__()\n        self.critic = Critic()\n",
@@ -965,7 +976,8 @@ def test_a_keras_class_runs_in_a_graph_only_where_the_code_naming_it_does(
     code that names the class, or code importing that, lets Keras run models (fits,
     predicts, exports, traces code of its own), or where a Keras class that does names it:
     a module with a traced step does not trace the network it imports and never uses, nor
-    a network that only an unused model makes."""
+    a network that only an unused model makes, or the demo in a main guard of the
+    network's module."""
     for name, text in _AGENT.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)

@@ -23,8 +23,9 @@ from . import guards
 from ..files import folder_names
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS,
-                           KERAS_TRAINING, ONCE, TF_FUNCTION, ClassInfo, Entry, FunctionInfo,
-                           FunctionKey, ModuleIndex, Target, may_be_project_module)
+                           KERAS_TRAINING, MAIN_GUARD, ONCE, TF_FUNCTION, ClassInfo, Entry,
+                           FunctionInfo, FunctionKey, ModuleIndex, Target,
+                           may_be_project_module)
 from .names import IMPORT, canonical, function_local_names, parameter_names
 from .test_code import is_test_module
 
@@ -1107,7 +1108,9 @@ class ProjectGraph:
         (``ModuleIndex.class_users``) does, or is imported by code that does. Code does so
         when it lets Keras run models itself (``_runs_keras_itself``: fits, predicts,
         exports, or traces code of its own, unless it runs eagerly), or is imported by
-        nothing and is no program (it is there for others to use). A class that only another
+        nothing and is no program (it is there for others to use); a module's main guard
+        counts only for the module itself, since it runs only when the module is the
+        program. A class that only another
         Keras class names (a layer a model makes in ``__init__``) runs as that class runs. A
         class nothing names, or that only eager programs name (an agent's network called in
         a ``GradientTape`` loop), runs eagerly or not at all. Test modules do not count.
@@ -1136,6 +1139,10 @@ class ProjectGraph:
                 return True  # used where the index does not follow
         for other, holder in users:
             if other is not index and is_test_module(other.path):
+                continue
+            if holder == MAIN_GUARD:  # runs only when the module is the program
+                if self._runs_keras_as_program(other):
+                    return True
                 continue
             held = other.classes.get(holder) if holder else None
             if held is not None and self.keras_kind(other, held) is not None:
@@ -1186,8 +1193,7 @@ class ProjectGraph:
             module = queue.popleft()
             if self._imported_by_nothing(module):
                 continue
-            if (not self.on_tensorflow_1(module) and not self.runs_eagerly(module)
-                    and self._runs_keras_itself(module)):
+            if self._runs_keras_as_program(module):
                 found = True
                 break
             importers = [other for other in self._importers_of(module)
@@ -1201,6 +1207,12 @@ class ProjectGraph:
                     queue.append(other)
         self._keras_above[index.path] = found
         return found
+
+    def _runs_keras_as_program(self, index: ModuleIndex) -> bool:
+        """The code of ``index`` lets Keras run models (``_runs_keras_itself``), and neither
+        runs eagerly nor on TensorFlow 1."""
+        return (not self.on_tensorflow_1(index) and not self.runs_eagerly(index)
+                and self._runs_keras_itself(index))
 
     def compiles_only_eagerly(self) -> bool:
         """The whole project compiles its models, wherever it does, with

@@ -757,8 +757,10 @@ class ModuleIndex:
     module-level classes with bases (by qualified name, ``pkg.layers.Gate``), each name it
     imports from a module that may be the project's (by import target) and each name it
     reads through such a module (``layers.Gate``), the module-level classes whose lines
-    name it, ``""`` for lines outside any class. A class's own lines and import statements
-    do not count; comments and strings do. Every holder is ``""`` when the module may look
+    name it, ``MAIN_GUARD`` for the lines of the main guard (``if __name__ ==
+    "__main__":``, which runs only when the module is the program), ``""`` for other
+    lines. A class's own lines and import statements do not count; comments and strings
+    do. Every holder is ``""`` when the module may look
     names up as it runs (``globals()``). A name recorded with no holder is named nowhere
     else (see ``ProjectGraph.keras_class_runs``)."""
 
@@ -836,6 +838,10 @@ class ModuleIndex:
                 tree, index.names)
             index.switches_eager_off = any(map(EAGER_SWITCH_OFF.search, switch_lines))
         return index
+
+
+#: The holder (``ModuleIndex.class_users``) of the lines of a module's main guard.
+MAIN_GUARD = "__main__"
 
 
 #: Fields of ``ModuleIndex`` pickled apart, by the attribute that holds their pickle: read
@@ -2142,7 +2148,9 @@ def _class_users(tree: ast.Module, lines: Sequence[str], index: ModuleIndex,
     holders: List[Tuple[int, int, str]] = []
     own: Dict[str, Tuple[int, int]] = {}
     for statement in tree.body:
-        if statement.__class__ is ast.ClassDef:
+        if is_main_guard(statement):
+            holders.append((statement.lineno, statement.end_lineno, MAIN_GUARD))
+        elif statement.__class__ is ast.ClassDef:
             first = min([statement.lineno] + [d.lineno for d in statement.decorator_list])
             holders.append((first, statement.end_lineno, statement.name))
             if statement.bases:
