@@ -1,11 +1,13 @@
 """Cross-module graph context: a package linted as one project."""
 
+import ast
 import json
 import os
 import shutil
 
 import pytest
 
+from tffunc_lint.analysis.module_index import MAIN_GUARD, ModuleIndex
 from tffunc_lint.doors.cli import main
 
 from .conftest import ROOT, expected_findings
@@ -985,3 +987,34 @@ def test_a_keras_class_runs_in_a_graph_only_where_the_code_naming_it_does(
         path = tmp_path / name
         path.write_text((path.read_text() if path.exists() else "") + text)
     assert _where(capsys, tmp_path, code="TFF104") == found
+
+
+def test_the_index_records_the_classes_whose_lines_name_a_class():
+    """``ModuleIndex.class_users``: a class's own lines and import statements do not name
+    it; a comment does; a main guard is told apart; a lowercase import is not followed;
+    a module that may look names up names every class everywhere."""
+    text = ("import tensorflow as tf\n"
+            "from nets.layers import (Gate,\n"
+            "                         Unused, helper)\n"
+            "from nets import blocks\n\n\n"
+            "class Net(tf.keras.Model):\n"
+            "    def __init__(self):\n"
+            "        super(Net, self).__init__()\n"
+            "        self.gate = Gate()\n"
+            "        self.block = blocks.Block()\n\n\n"
+            "class Head(tf.keras.layers.Layer):\n"
+            "    pass\n\n\n"
+            "def build():\n"
+            "    return Net()  # not Head\n\n\n"
+            "if __name__ == '__main__':\n"
+            "    print(Gate())\n")
+    index = ModuleIndex.build("nets/model.py", "nets.model", ast.parse(text),
+                              text.splitlines(True))
+    assert index.class_users == {
+        "nets.model.Net": ("",), "nets.model.Head": ("",),
+        "nets.layers.Gate": ("Net", MAIN_GUARD), "nets.layers.Unused": (),
+        "nets.blocks.Block": ("Net",)}
+    text += "\nprint(globals()['Head'])\n"
+    index = ModuleIndex.build("nets/model.py", "nets.model", ast.parse(text),
+                              text.splitlines(True))
+    assert index.class_users["nets.layers.Unused"] == ("",)

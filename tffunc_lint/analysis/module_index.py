@@ -753,16 +753,17 @@ class ModuleIndex:
     (``ProjectGraph.never_named``)."""
 
     class_users: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
-    """Where the module's text names classes that may be the project's: for each of its
-    module-level classes with bases (by qualified name, ``pkg.layers.Gate``), each name it
-    imports from a module that may be the project's (by import target) and each name it
-    reads through such a module (``layers.Gate``), the module-level classes whose lines
-    name it, ``MAIN_GUARD`` for the lines of the main guard (``if __name__ ==
-    "__main__":``, which runs only when the module is the program), ``""`` for other
-    lines. A class's own lines and import statements do not count; comments and strings
-    do. Every holder is ``""`` when the module may look
-    names up as it runs (``globals()``). A name recorded with no holder is named nowhere
-    else (see ``ProjectGraph.keras_class_runs``)."""
+    """Where the module's text names classes that may be the project's. Keys: its
+    module-level classes with bases (by qualified name, ``pkg.layers.Gate``), and the
+    capitalised names, as classes' names mostly are, that it imports from a module that
+    may be the project's (by import target) or reads through such a module
+    (``layers.Gate``). Values: the module-level classes whose lines name it,
+    ``MAIN_GUARD`` for the lines of the main guard (``if __name__ == "__main__":``, which
+    runs only when the module is the program), ``""`` for other lines. A class's own lines
+    and import statements do not count; comments and strings do. Every key holds ``""``
+    when the module may look names up as it runs (``globals()``). A key with no holder is
+    named nowhere else in the module; a name imported but not a key may be used anywhere
+    (see ``ProjectGraph.keras_class_runs``)."""
 
     star_names: Optional[FrozenSet[str]] = None
     """Of a module with ``star_imports``: the names its code reads (not its comments or
@@ -818,17 +819,18 @@ class ModuleIndex:
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
         index.works_at_module_level = any(_does_work(statement) for statement in tree.body)
         index.off_flags = _off_flags(tree, lines)
+        module_text = _Text(lines)
         if path.endswith(".ipynb"):
-            index.unnamed = _unnamed(tree, lines)
+            index.unnamed = _unnamed(tree, module_text)
         else:
-            index.unnamed_classes = _unnamed_classes(tree, lines)
+            index.unnamed_classes = _unnamed_classes(tree, module_text)
         import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
             index.star_names = _star_names(tree, lines)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
         indexer.visit_body(tree.body)
         indexer.close()
-        index.class_users = _class_users(tree, lines, index, import_spans)
+        index.class_users = _class_users(tree, module_text, index, import_spans)
         if any(map(_TF1_TEXT.search, lines)):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
                               or _uses_tf1(tree, index.names))
@@ -2078,7 +2080,7 @@ def char_column(node: ast.AST, lines: Sequence[str]) -> int:
 _PYTHON_FUNCTION = re.compile(r"\s*\.\s*python_function\b")
 
 
-def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], ...]:
+def _unnamed(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[int, int], ...]:
     """Module-level defs and classes named only within themselves (see
     ``ModuleIndex.unnamed``)."""
     spans: Dict[str, List[Tuple[int, int]]] = {}
@@ -2088,7 +2090,7 @@ def _unnamed(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[int, int], .
             spans.setdefault(statement.name, []).append((first, statement.end_lineno))
     if not spans:
         return ()
-    text, starts = _text_and_starts(lines)
+    text, starts = module_text.joined()
     return tuple(span for name, found in spans.items()
                  if not _named_outside(text, starts, name, found, python_function=True)
                  for span in found)
@@ -2126,21 +2128,21 @@ def _looks_names_up(text: str) -> bool:
                for found in _LOOKUP_WORDS.finditer(text))
 
 
-def _unnamed_classes(tree: ast.Module, lines: Sequence[str]) -> Tuple[Tuple[str, int, int], ...]:
+def _unnamed_classes(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[str, int, int], ...]:
     """See ``ModuleIndex.unnamed_classes``: of the classes with bases (a class of no base is
     no Keras class, nor reached from one)."""
     classes = [statement for statement in tree.body if statement.__class__ is ast.ClassDef
                and statement.bases and not statement.decorator_list]
     if not classes:
         return ()
-    text, starts = _text_and_starts(lines)
+    text, starts = module_text.joined()
     found = tuple((statement.name, statement.lineno, statement.end_lineno)
                   for statement in classes if not _named_outside(
                       text, starts, statement.name, [(statement.lineno, statement.end_lineno)]))
-    return () if found and _looks_names_up(text) else found
+    return () if found and module_text.looks_names_up() else found
 
 
-def _class_users(tree: ast.Module, lines: Sequence[str], index: ModuleIndex,
+def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
                  import_spans: Sequence[Tuple[int, int]]) -> Dict[str, Tuple[str, ...]]:
     """See ``ModuleIndex.class_users``. The text is searched for each name as a word of its
     own, as ``_named_outside`` does: a name it has in a comment or a string counts."""
@@ -2158,15 +2160,18 @@ def _class_users(tree: ast.Module, lines: Sequence[str], index: ModuleIndex,
                 words.setdefault(statement.name, []).append(qualified)
                 own[qualified] = (first, statement.end_lineno)
     for local, target in index.imports:
-        if "." in target and may_be_project_module(target):
+        if local[:1].isupper() and "." in target and may_be_project_module(target):
             words.setdefault(local, []).append(target)
     for read in index.module_reads:
-        words.setdefault(read.rpartition(".")[2], []).append(read)
+        name = read.rpartition(".")[2]
+        if name[:1].isupper():
+            words.setdefault(name, []).append(read)
     if not words:
         return {}
-    text, starts = _text_and_starts(lines)
-    everywhere = _looks_names_up(text)
+    text, starts = module_text.joined()
+    everywhere = module_text.looks_names_up()
     firsts = [first for first, _, _ in holders]
+    imports = {line for first, last in import_spans for line in range(first, last + 1)}
     found: Dict[str, Tuple[str, ...]] = {}
     for word, keys in words.items():
         seen: Set[Tuple[int, str]] = set()  # (line, holder) of each mention
@@ -2176,7 +2181,7 @@ def _class_users(tree: ast.Module, lines: Sequence[str], index: ModuleIndex,
             if not (at and _identifier_char(text[at - 1])
                     or after < len(text) and _identifier_char(text[after])):
                 line = bisect.bisect_right(starts, at)
-                if not any(first <= line <= last for first, last in import_spans):
+                if line not in imports:
                     slot = bisect.bisect_right(firsts, line) - 1
                     holder = (holders[slot][2] if slot >= 0 and line <= holders[slot][1]
                               else "")
@@ -2214,6 +2219,28 @@ def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[st
 def _text_and_starts(lines: Sequence[str]) -> Tuple[str, List[int]]:
     """The lines joined, and where each line starts in the text (one more: its end)."""
     return "\n".join(lines), [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+
+
+class _Text:
+    """A module's text as the searches for names read it: joined once, when first asked
+    for, for all of them."""
+
+    def __init__(self, lines: Sequence[str]):
+        self.lines = lines
+        self._joined: Optional[Tuple[str, List[int]]] = None
+        self._lookups: Optional[bool] = None
+
+    def joined(self) -> Tuple[str, List[int]]:
+        """``_text_and_starts`` of the lines."""
+        if self._joined is None:
+            self._joined = _text_and_starts(self.lines)
+        return self._joined
+
+    def looks_names_up(self) -> bool:
+        """``_looks_names_up`` of the text."""
+        if self._lookups is None:
+            self._lookups = _looks_names_up(self.joined()[0])
+        return self._lookups
 
 
 def _named_outside(text: str, starts: Sequence[int], word: str,
