@@ -960,6 +960,11 @@ _AGENT = {
     ({"agent/networks.py": "\n\nif __name__ == '__main__':\n"
                            "    Critic().fit(tf.ones((2, 4)), tf.ones((2, 4)))\n"},
      [("networks.py", 21)]),
+    # another program exports the critic under a name of its own, which the index does
+    # not look for: it counts as used
+    ({"export.py": "import tensorflow as tf\n\nfrom agent.networks import Critic as critic\n\n"
+                   "tf.saved_model.save(critic(), 'critic')\n"},
+     [("networks.py", 21)]),
     # a class only an unused model makes runs as that model does: not at all
     ({"agent/networks.py": "\n\nclass Twin(tf.keras.Model):\n    def __init__(self):\n"
                            "        super().__init__()\n        self.critic = Critic()\n",

@@ -1132,11 +1132,13 @@ class ProjectGraph:
         users, readers = self._users_of_classes().get(key, ((), ()))
         importers = self._importers_of(index) + self._more_importers(index)
         if importers:
-            named = _names_used(index, importers, lambda other: self._passed_on(
-                other, frozenset({index.path})))
-            if named is None or cls.qualname in named and not any(
-                    other is not index for other in readers):
-                return True  # used where the index does not follow
+            if _names_used(index, importers, lambda other: self._passed_on(
+                    other, frozenset({index.path}))) is None:
+                return True  # handed on whole: any class may be used
+            looked = {id(other) for other in readers}
+            if any(id(other) not in looked and self._may_name(other, cls.qualname, index)
+                   for other in importers):
+                return True  # named where the index does not look
         for other, holder in users:
             if other is not index and is_test_module(other.path):
                 continue
@@ -1152,6 +1154,20 @@ class ProjectGraph:
             if self._runs_keras_above(other):
                 return True
         return False
+
+    def _may_name(self, other: ModuleIndex, name: str, index: ModuleIndex) -> bool:
+        """``other``, importing ``index``, imports something called ``name`` (under any
+        alias), reads it through a module, or may have it from a star import: its code
+        reads the name, or it hands it on to modules that may (``_passed_on``)."""
+        if any(target.rpartition(".")[2] == name for _, target in other.imports) or any(
+                read.rpartition(".")[2] == name for read in other.module_reads):
+            return True
+        if not other.star_imports:
+            return False
+        if other.star_names is None or name in other.star_names:
+            return True
+        passed = self._passed_on(other, frozenset({index.path}))
+        return passed is None or name in passed
 
     def _application_class(self, index: ModuleIndex, cls: ClassInfo) -> bool:
         """``cls`` is a class ``keras_class_runs`` can follow: of a whole project, at module
