@@ -178,6 +178,7 @@ class ProjectGraph:
         self._class_users: Optional[Dict[Tuple[str, str], _ClassUsers]] = None
         self._keras_above: Dict[str, bool] = {}
         self._assigned: Dict[Tuple[str, str], FrozenSet[str]] = {}
+        self._handed_on: Dict[str, bool] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
@@ -1150,8 +1151,11 @@ class ProjectGraph:
         users, readers = self._users_of_classes().get(key, ((), ()))
         importers = self._importers_of(index) + self._more_importers(index)
         if importers:
-            if _names_used(index, importers, lambda other: self._passed_on(
-                    other, frozenset({index.path}))) is None:
+            if index.path not in self._handed_on:
+                self._handed_on[index.path] = _names_used(
+                    index, importers, lambda other: self._passed_on(
+                        other, frozenset({index.path}))) is None
+            if self._handed_on[index.path]:
                 return True  # handed on whole: any class may be used
             looked = {id(other) for other in readers}
             if any(id(other) not in looked and self._may_name(other, cls.qualname, index)
