@@ -33,6 +33,9 @@ def in_tmp_path(tmp_path, monkeypatch):
     ("~=2.4.1", ((2, 4), (2, 5))),
     ("<=2.8", (None, (2, 9))),
     ("!=2.5", (None, None)),
+    # a pre-release pins its minor release (softlearning's ``tensorflow==2.2.0rc3``)
+    ("==2.2.0rc3", ((2, 2), (2, 3))),
+    (">=2.4.0.post1,<2.9.0.dev0", ((2, 4), (2, 9))),
 ])
 def test_bounds(spec, expected):
     assert bounds(spec) == expected
@@ -71,6 +74,7 @@ def test_has_anywhere(spec, since, expected):
     # Packt's image-generation book pins the GPU package in its requirements
     ("requirements.txt", "numpy\ntensorflow_gpu==2.2.0  # the book's version\n"),
     ("requirements-gpu.txt", "tensorflow[and-cuda]>=2.4,<2.9 ; sys_platform == 'linux'\n"),
+    ("requirements.txt", "tensorboard==2.2.2\ntensorflow==2.2.0rc3\n"),
     ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["tensorflow>=2.4"]\n'),
     ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    tensorflow~=2.6\n"),
     ("setup.py", "from setuptools import setup\nsetup(install_requires=['tensorflow>=2.4'])\n"),

@@ -42,8 +42,12 @@ Bounds = Tuple[Optional[Version], Optional[Version]]
 
 _NAME = re.compile(r"^\s*tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?\s*(?:\[[^\]]*\])?"
                    r"\s*(?P<spec>[<>=!~][^;#]*)?\s*(?:[;#].*)?$", re.IGNORECASE)
+#: A clause of a specifier. A release's pre-, post- or development suffix (PEP 440:
+#: ``2.2.0rc3``, ``2.4.0.post1``, ``2.9.0.dev0``) names the same minor release.
 _CLAUSE = re.compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:\.\d+)*)"
-                     r"(?:\.\*)?\s*$")
+                     r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
+                     r"(?:[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
+                     r"(?:\.\*)?\s*$", re.IGNORECASE)
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
 #: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
 #: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
