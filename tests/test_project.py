@@ -995,9 +995,10 @@ def test_a_keras_class_runs_in_a_graph_only_where_the_code_naming_it_does(
 
 
 def test_the_index_records_the_classes_whose_lines_name_a_class():
-    """``ModuleIndex.class_users``: a class's own lines and import statements do not name
-    it; a comment does; a main guard is told apart; a lowercase import is not followed;
-    a module that may look names up names every class everywhere."""
+    """``ModuleIndex.class_users``: a class's own lines, import statements and comment lines
+    do not name it; a comment after code does; a main guard is told apart; a lowercase
+    import is not followed; a module that may look names up names every class
+    everywhere."""
     text = ("import tensorflow as tf\n"
             "from nets.layers import (Gate,\n"
             "                         Unused, helper)\n"
@@ -1009,6 +1010,7 @@ def test_the_index_records_the_classes_whose_lines_name_a_class():
             "        self.block = blocks.Block()\n\n\n"
             "class Head(tf.keras.layers.Layer):\n"
             "    pass\n\n\n"
+            "# class Unused(nn.Module):\n\n"
             "def build():\n"
             "    return Net()  # not Head\n\n\n"
             "if __name__ == '__main__':\n"

@@ -759,8 +759,9 @@ class ModuleIndex:
     may be the project's (by import target) or reads through such a module
     (``layers.Gate``). Values: the module-level classes whose lines name it,
     ``MAIN_GUARD`` for the lines of the main guard (``if __name__ == "__main__":``, which
-    runs only when the module is the program), ``""`` for other lines. A class's own lines
-    and import statements do not count; comments and strings do. Every key holds ``""``
+    runs only when the module is the program), ``""`` for other lines. A class's own lines,
+    import statements and comment lines (commented-out code) do not count; strings and
+    comments after code do. Every key holds ``""``
     when the module may look names up as it runs (``globals()``). A key with no holder is
     named nowhere else in the module; a name imported but not a key may be used anywhere
     (see ``ProjectGraph.keras_class_runs``)."""
@@ -2181,7 +2182,8 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
             if not (at and _identifier_char(text[at - 1])
                     or after < len(text) and _identifier_char(text[after])):
                 line = bisect.bisect_right(starts, at)
-                if line not in imports:
+                if line not in imports and not text.startswith(
+                        "#", starts[line - 1] + _indent(text, starts[line - 1])):
                     slot = bisect.bisect_right(firsts, line) - 1
                     holder = (holders[slot][2] if slot >= 0 and line <= holders[slot][1]
                               else "")
@@ -2195,6 +2197,14 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
                 named.add("")
             found[key] = tuple(sorted(named | set(found.get(key, ()))))
     return found
+
+
+def _indent(text: str, start: int) -> int:
+    """How many blanks begin the line of ``text`` that starts at ``start``."""
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end - start
 
 
 def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
