@@ -75,6 +75,12 @@ def test_has_anywhere(spec, since, expected):
     ("requirements.txt", "numpy\ntensorflow_gpu==2.2.0  # the book's version\n"),
     ("requirements-gpu.txt", "tensorflow[and-cuda]>=2.4,<2.9 ; sys_platform == 'linux'\n"),
     ("requirements.txt", "tensorboard==2.2.2\ntensorflow==2.2.0rc3\n"),
+    # pip's hash-checking mode: options after the requirement, lines continued
+    ("requirements.txt", "tensorflow==2.1.0 \\\n    --hash=sha256:0123abcd \\\n"
+                         "    --hash=sha256:4567ef01\n"),
+    # Poetry's own constraints
+    ("pyproject.toml", '[tool.poetry.dependencies]\npython = "~3.7"\ntensorflow = "~2.1.0"\n'),
+    ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow-gpu = {version = "2.4.1"}\n'),
     ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["tensorflow>=2.4"]\n'),
     ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    tensorflow~=2.6\n"),
     ("setup.py", "from setuptools import setup\nsetup(install_requires=['tensorflow>=2.4'])\n"),

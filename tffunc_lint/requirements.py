@@ -172,6 +172,7 @@ def _read(directory: str) -> _Directory:
                 dependencies = project.get("dependencies", []) if isinstance(
                     project, dict) else []
                 specs.extend(_specs(d for d in dependencies if isinstance(d, str)))
+                specs.extend(_poetry_specs(tool))
             elif name == "setup.cfg":
                 parser = configparser.ConfigParser(interpolation=None)
                 parser.read(path, encoding="utf-8")
@@ -336,9 +337,49 @@ def installed_in(text: str) -> Optional[str]:
     return _between(releases) if releases else None
 
 
+#: What pip reads after a requirement on its line: options (``--hash=sha256:…``) and the
+#: backslash that continues the line.
+_LINE_OPTIONS = re.compile(r"\s+--\S.*$|\s*\\\s*$")
+
+
+#: A Poetry constraint: ``^2.4``, ``~2.1.0``, ``2.4.*``, a bare version, or PEP 440 clauses.
+_POETRY = re.compile(r"^\s*(?P<op>\^|~(?!=))?\s*(?P<version>\d+(?:\.\d+)*)\s*$")
+
+
+def _poetry_specs(tool: object) -> Iterator[str]:
+    """The TensorFlow specifiers of ``[tool.poetry.dependencies]`` (``tensorflow =
+    "~2.1.0"``, or a table with a ``version``), in PEP 440's words: a caret allows what
+    keeps the first nonzero part, a tilde what keeps the minor release."""
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    dependencies = poetry.get("dependencies") if isinstance(poetry, dict) else None
+    if not isinstance(dependencies, dict):
+        return
+    for name, value in dependencies.items():
+        if not isinstance(name, str) or _NAME.match(name) is None:
+            continue
+        if isinstance(value, dict):
+            value = value.get("version")
+        if not isinstance(value, str):
+            continue
+        match = _POETRY.match(value)
+        if match is None:
+            yield from _specs([f"tensorflow {value}"])
+            continue
+        parts = [int(part) for part in match.group("version").split(".")]
+        if match.group("op") is None:
+            yield f"=={match.group('version')}"
+            continue
+        if match.group("op") == "^":
+            first = next((i for i, part in enumerate(parts) if part), len(parts) - 1)
+            upper = parts[:first] + [parts[first] + 1]
+        else:
+            upper = [parts[0] + 1] if len(parts) == 1 else [parts[0], parts[1] + 1]
+        yield f">={match.group('version')},<{'.'.join(map(str, upper))}"
+
+
 def _specs(lines) -> Iterator[str]:
     for line in lines:
-        match = _NAME.match(line)
+        match = _NAME.match(_LINE_OPTIONS.sub("", line))
         if match and match.group("spec"):
             spec = match.group("spec").strip()
             try:
