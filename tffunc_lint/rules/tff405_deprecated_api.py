@@ -58,8 +58,8 @@ class DeprecatedTfFunctionApi(Rule):
     A replacement is suggested only where every TensorFlow version the project supports has
     it (`reduce_retracing=` from 2.9, `jit_compile=` from 2.5, `run_functions_eagerly` from
     2.3): the `tensorflow-version` setting (`">=2.4"`), else the TensorFlow requirement of the
-    nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`), `setup.cfg`
-    (`install_requires`) or `setup.py` above the file, up to the project's root
+    nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`, or Poetry's
+    `~2.1.0`), `setup.cfg` (`install_requires`) or `setup.py` above the file, up to the project's root
     (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); where those name no
     TensorFlow, the releases a README, `Dockerfile` or conda `environment.yml` pins (a
     `tensorflow/tensorflow:2.4.0-gpu` image, `pip install tensorflow==2.4.0`) or name in a
