@@ -255,11 +255,16 @@ SCRIPT = ("import tensorflow as tf\n" + ATTENTION[1] + OWN_TRAINER[1]
 def test_a_script_nothing_imports_is_a_whole_program(tmp_path, capsys, start):
     # tfdiffeq's odenet_mnist.py: a script that trains its model with an eager loop of its
     # own (and checkpoints it, which is not Keras running it) runs its layers eagerly, as a
-    # notebook does; once another module imports it, its layers are a library's.
+    # notebook does; once another module imports a layer and fits it, Keras traces it.
     script = tmp_path / "train.py"
     script.write_text(start + SCRIPT, encoding="utf-8")
     assert positions(capsys, str(script)) == []
     (tmp_path / "user.py").write_text("from train import Attention\n", encoding="utf-8")
+    assert positions(capsys, str(tmp_path)) == []  # imported, never used
+    (tmp_path / "user.py").write_text(
+        "import tensorflow as tf\nfrom train import Attention\n\n"
+        "model = tf.keras.Sequential([Attention()])\nmodel.compile('sgd', 'mse')\n"
+        "model.fit(tf.ones((2, 2)), tf.ones((2, 2)))\n", encoding="utf-8")
     assert positions(capsys, str(tmp_path)) == [(None, 4 + start.count("\n"), 9, "TFF103")]
 
 

@@ -1025,3 +1025,39 @@ def test_the_index_records_the_classes_whose_lines_name_a_class():
     index = ModuleIndex.build("nets/model.py", "nets.model", ast.parse(text),
                               text.splitlines(True))
     assert index.class_users["nets.layers.Unused"] == ("",)
+
+
+_GRASPING = (
+    "import tensorflow as tf\n\n\n"
+    "@tf.function\n"
+    "def loss_of(logits, labels):\n"
+    "    total = tf.constant(0.)\n"
+    "    for logit in logits:\n"
+    "        total += tf.reduce_sum(logit * labels)\n"
+    "    return total\n\n\n"
+    "@tf.function\n"
+    "def train_sigmoid(logits, labels):\n"
+    "    print(logits)\n"
+    "    return loss_of([logits, logits], labels)\n\n\n"
+    "def main():\n"
+    "    # loss = train_sigmoid(tf.ones(2), tf.ones(2))\n"
+    "    return tf.ones(2)\n\n\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n")
+
+
+@pytest.mark.parametrize("extra, found", [
+    # the only call is commented out: the step never runs, nor the call in it
+    ("", []),
+    # ... until main calls it
+    ("    train_sigmoid(tf.ones(2), tf.ones(2))\n", [("train.py", 14, "TFF101")]),
+])
+def test_a_function_a_script_never_names_never_runs(capsys, tmp_path, extra, found):
+    """Of a project linted whole, a script's module-level function whose name its code has
+    nowhere else (a commented-out call does not count) never runs: neither its body is
+    traced nor are the calls written in it made (TFF403 would take the list it passes for
+    an eager call's)."""
+    (tmp_path / "train.py").write_text(_GRASPING + extra)
+    assert _where(capsys, tmp_path) == found
+    # linted on its own, a script may be imported by modules the run does not see
+    assert _where(capsys, tmp_path / "train.py") == [("train.py", 14, "TFF101")]

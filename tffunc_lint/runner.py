@@ -211,6 +211,9 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
                                   or dict(project.keras_classes) != dict(alone.keras_classes))
             or project.imported_names != alone.imported_names
             or project.runs_eagerly != alone.runs_eagerly
+            # code that never runs makes no call of a ``tf.function`` (TFF401, TFF403)
+            or bool(index.decorated or index.entries) and (
+                tuple(project.never_run) != tuple(alone.never_run))
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh}
             or _known_flags(project) != _known_flags(alone))

@@ -444,6 +444,7 @@ class _CallScanner:
         self.names = context.names
         self.tree = context.tree
         self.traced = context.graph.traced if context.graph is not None else {}
+        self.never_run = context.graph.never_run if context.graph is not None else ()
         self.callables = callables
         self.by_spelling: Dict[str, List[TracedCallable]] = {}
         for callable_ in callables:
@@ -498,6 +499,9 @@ class _CallScanner:
         self.parents.pop()
 
     def _visit(self, node: ast.AST, frame: _Frame) -> None:
+        if self.never_run and isinstance(node, ast.stmt) and frame is self._module_frame and any(
+                first <= node.lineno <= last for first, last in self.never_run):
+            return  # code that never runs makes no call
         if isinstance(node, _FUNCTIONS):
             self._children(node, node.decorator_list + [node.args]
                            + ([node.returns] if node.returns else []), frame)

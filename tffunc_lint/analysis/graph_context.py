@@ -60,6 +60,8 @@ class ModuleView(NamedTuple):
     """The module is a program whose own code is all that runs in it (see
     ``ProjectGraph.self_contained``): a script nothing imports that imports no linted
     module."""
+    never_run: Tuple[Tuple[int, int], ...] = ()
+    """Lines of module-level code that never runs (see ``ProjectGraph.never_run``)."""
 
 
 #: Libraries none of whose classes are Keras models (TensorFlow's own, but for Keras, and
@@ -602,7 +604,7 @@ class ProjectGraph:
                           self.runs_keras(index, eager_runs=True), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
-                          self.self_contained(index))
+                          self.self_contained(index), self.never_run(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -905,12 +907,14 @@ class ProjectGraph:
 
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
         """The lines of the module-level code of ``index`` that never runs: of a whole
-        program, what its text names nowhere else (``ModuleIndex.unnamed``); of an
+        program, what its text names nowhere else (``ModuleIndex.unnamed``; of a script,
+        only when the run is the whole project, which tells that nothing imports it); of an
         application's module, the classes nothing in the project names (``never_named``);
         of a module nothing imports (``_imported_by_nothing``), all of it."""
         if self._imported_by_nothing(index):
             return ((1, sys.maxsize),)
-        unnamed = index.unnamed if index.unnamed and self.whole_program(index) else ()
+        unnamed = index.unnamed if index.unnamed and self.whole_program(index) and (
+            self._whole_project or index.path.endswith(".ipynb")) else ()
         return unnamed + self.never_named(index)
 
     def never_named(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
@@ -1422,8 +1426,11 @@ class GraphContext:
                  direct_steps: FrozenSet[str] = frozenset(),
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
-                 runs_eagerly: bool = False, self_contained: bool = False):
+                 runs_eagerly: bool = False, self_contained: bool = False,
+                 never_run: Tuple[Tuple[int, int], ...] = ()):
         self.index = index
+        self.never_run = never_run
+        """Lines of module-level code that never runs: no call made there happens."""
         self.self_contained = self_contained
         """A program whose own code is all that runs in it (see
         ``ModuleView.self_contained``)."""
@@ -1462,7 +1469,8 @@ class GraphContext:
     def view(self) -> ModuleView:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
-                          self.imported_names, self.runs_eagerly, self.self_contained)
+                          self.imported_names, self.runs_eagerly, self.self_contained,
+                          self.never_run)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -740,9 +740,12 @@ class ModuleIndex:
     """Of a notebook: the lines (decorators included) of module-level defs and
     classes whose name its text has nowhere else, not even in a comment or a masked
     ``%timeit`` line (``f.python_function``, the undecorated function, does not count).
-    The notebook never runs them, nor the code written in them. (Not of a script: linted on
-    its own, by pre-commit or flake8, a module with a main guard looks like one even when
-    other modules import its functions.)"""
+    The notebook never runs them, nor the code written in them. Of a module that runs as a
+    program (``runs_as_program``), likewise, but a comment line (a call commented out) does
+    not count, and none when it may look names up as it runs (``globals()``): such a
+    script, when nothing imports it, never runs them (``ProjectGraph.never_run``, only when
+    the run is the whole project: linted on its own, by pre-commit or flake8, a module with
+    a main guard looks like one even when other modules import its functions)."""
 
     unnamed_classes: Tuple[Tuple[str, int, int], ...] = ()
     """Of a module that is not a notebook: its module-level classes, undecorated, whose name
@@ -760,11 +763,11 @@ class ModuleIndex:
     (``layers.Gate``). Values: the module-level classes whose lines name it,
     ``MAIN_GUARD`` for the lines of the main guard (``if __name__ == "__main__":``, which
     runs only when the module is the program), ``""`` for other lines. A class's own lines,
-    import statements and comment lines (commented-out code) do not count; strings and
-    comments after code do. Every key holds ``""``
-    when the module may look names up as it runs (``globals()``). A key with no holder is
-    named nowhere else in the module; a name imported but not a key may be used anywhere
-    (see ``ProjectGraph.keras_class_runs``)."""
+    import statements and comment lines (commented-out code; but in a notebook, whose
+    magics are masked as comments) do not count; strings and comments after code do. Every
+    key holds ``""`` when the module may look names up as it runs (``globals()``). A key
+    with no holder is named nowhere else in the module; a name imported but not a key may
+    be used anywhere (see ``ProjectGraph.keras_class_runs``)."""
 
     star_names: Optional[FrozenSet[str]] = None
     """Of a module with ``star_imports``: the names its code reads (not its comments or
@@ -825,6 +828,8 @@ class ModuleIndex:
             index.unnamed = _unnamed(tree, module_text)
         else:
             index.unnamed_classes = _unnamed_classes(tree, module_text)
+            if index.runs_as_program:
+                index.unnamed = _unnamed(tree, module_text, script=True)
         import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
             index.star_names = _star_names(tree, lines)
@@ -2081,9 +2086,13 @@ def char_column(node: ast.AST, lines: Sequence[str]) -> int:
 _PYTHON_FUNCTION = re.compile(r"\s*\.\s*python_function\b")
 
 
-def _unnamed(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[int, int], ...]:
+def _unnamed(tree: ast.Module, module_text: _Text, script: bool = False
+             ) -> Tuple[Tuple[int, int], ...]:
     """Module-level defs and classes named only within themselves (see
-    ``ModuleIndex.unnamed``)."""
+    ``ModuleIndex.unnamed``): of a ``script``, not even on a line of code, and none when it
+    may look names up as it runs."""
+    if script and module_text.looks_names_up():
+        return ()
     spans: Dict[str, List[Tuple[int, int]]] = {}
     for statement in tree.body:
         if isinstance(statement, _SCOPES):
@@ -2093,7 +2102,8 @@ def _unnamed(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[int, int], ...
         return ()
     text, starts = module_text.joined()
     return tuple(span for name, found in spans.items()
-                 if not _named_outside(text, starts, name, found, python_function=True)
+                 if not _named_outside(text, starts, name, found, python_function=True,
+                                       comment_lines=not script)
                  for span in found)
 
 
@@ -2171,6 +2181,7 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
         return {}
     text, starts = module_text.joined()
     everywhere = module_text.looks_names_up()
+    code_only = not index.path.endswith(".ipynb")  # a notebook's magics are comments
     firsts = [first for first, _, _ in holders]
     imports = {line for first, last in import_spans for line in range(first, last + 1)}
     found: Dict[str, Tuple[str, ...]] = {}
@@ -2182,8 +2193,8 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
             if not (at and _identifier_char(text[at - 1])
                     or after < len(text) and _identifier_char(text[after])):
                 line = bisect.bisect_right(starts, at)
-                if line not in imports and not text.startswith(
-                        "#", starts[line - 1] + _indent(text, starts[line - 1])):
+                if line not in imports and not (code_only and text.startswith(
+                        "#", starts[line - 1] + _indent(text, starts[line - 1]))):
                     slot = bisect.bisect_right(firsts, line) - 1
                     holder = (holders[slot][2] if slot >= 0 and line <= holders[slot][1]
                               else "")
@@ -2254,10 +2265,11 @@ class _Text:
 
 
 def _named_outside(text: str, starts: Sequence[int], word: str,
-                   spans: Sequence[Tuple[int, int]], python_function: bool = False) -> bool:
+                   spans: Sequence[Tuple[int, int]], python_function: bool = False,
+                   comment_lines: bool = True) -> bool:
     """``text`` has ``word`` as a word of its own (``Net``, not ``NetV2``) outside the line
     ranges ``spans``; with ``python_function``, one that ``.python_function`` does not
-    follow."""
+    follow; without ``comment_lines``, not on a line that is a comment."""
     ranges = [(starts[first - 1], starts[min(last, len(starts) - 1)]) for first, last in spans]
     at = text.find(word)
     while at != -1:
@@ -2265,10 +2277,17 @@ def _named_outside(text: str, starts: Sequence[int], word: str,
         if not (at and _identifier_char(text[at - 1])
                 or after < len(text) and _identifier_char(text[after])
                 or any(low <= at < high for low, high in ranges)
-                or python_function and _PYTHON_FUNCTION.match(text, after)):
+                or python_function and _PYTHON_FUNCTION.match(text, after)
+                or not comment_lines and _on_comment_line(text, starts, at)):
             return True
         at = text.find(word, after)
     return False
+
+
+def _on_comment_line(text: str, starts: Sequence[int], at: int) -> bool:
+    """The line of ``text`` holding offset ``at`` is a comment (commented-out code)."""
+    start = starts[bisect.bisect_right(starts, at) - 1]
+    return text.startswith("#", start + _indent(text, start))
 
 
 def _identifier_char(char: str) -> bool:
