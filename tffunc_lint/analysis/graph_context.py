@@ -1133,12 +1133,12 @@ class ProjectGraph:
         exports, or traces code of its own, unless it runs eagerly), or is imported by
         nothing and is no program (it is there for others to use); a module's main guard
         counts only for the module itself, since it runs only when the module is the
-        program. A class that only another
-        Keras class names (a layer a model makes in ``__init__``) runs as that class runs. A
-        class nothing names, or that only eager programs name (an agent's network called in
-        a ``GradientTape`` loop), runs eagerly or not at all. Test modules do not count.
-        True when it cannot be told: the class's module or an importer looks names up as it
-        runs, or hands the module on whole."""
+        program. A class that only another Keras class names (a layer a model makes in
+        ``__init__``) runs as that class runs. A class nothing names, or that only eager
+        programs name (an agent's network called in a ``GradientTape`` loop), runs eagerly
+        or not at all. Test modules do not count. True when it cannot be told: an importer
+        hands the module on whole, or may name the class where the index does not look (an
+        alias of its own, a star import: ``_may_name``)."""
         key = (index.path, cls.qualname)
         known = self._class_runs.get(key)
         if known is None:
