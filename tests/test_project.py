@@ -1061,3 +1061,21 @@ def test_a_function_a_script_never_names_never_runs(capsys, tmp_path, extra, fou
     assert _where(capsys, tmp_path) == found
     # linted on its own, a script may be imported by modules the run does not see
     assert _where(capsys, tmp_path / "train.py") == [("train.py", 14, "TFF101")]
+
+
+def test_a_program_that_runs_tests_runs_the_classes_its_runner_finds(capsys, tmp_path):
+    """``tf.test.main()`` finds the test classes by their names, which the script's code
+    never writes: they run."""
+    (tmp_path / "check_ops.py").write_text(
+        "import tensorflow as tf\n\n\n"
+        "class OpsCheck(tf.test.TestCase):\n"
+        "    def test_step(self):\n"
+        "        @tf.function\n"
+        "        def step(x):\n"
+        "            print(x)\n"
+        "            return x\n"
+        "        for _ in range(3):\n"
+        "            step(tf.ones(2))\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    tf.test.main()\n")
+    assert _where(capsys, tmp_path) == [("check_ops.py", 8, "TFF101")]

@@ -212,11 +212,21 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             or project.imported_names != alone.imported_names
             or project.runs_eagerly != alone.runs_eagerly
             # code that never runs makes no call of a ``tf.function`` (TFF401, TFF403)
-            or bool(index.decorated or index.entries) and (
-                tuple(project.never_run) != tuple(alone.never_run))
+            or _dead_tf_functions(index, project) != _dead_tf_functions(index, alone)
             or flags != {(key, reason.once, reason.fresh)
                          for key, reason in alone.traced.items() if reason.once or reason.fresh}
             or _known_flags(project) != _known_flags(alone))
+
+
+def _dead_tf_functions(index: ModuleIndex, view: ModuleView) -> List[int]:
+    """The lines of the module's ``tf.function`` definitions (decorated, or handed to
+    ``tf.function(...)``) that ``view`` knows never run: the calls written in them are not
+    made. Dead code that only calls one may still count, as before the project knew it
+    dead: asked of every module, this stays cheap."""
+    if not view.never_run:
+        return []
+    return [entry.line for entry in (*index.decorated, *index.entries)
+            if any(first <= entry.line <= last for first, last in view.never_run)]
 
 
 def _known_flags(view: ModuleView) -> Dict[FunctionKey, tuple]:

@@ -30,6 +30,7 @@ from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
                     function_body_names, function_local_names)
 from .patterns import words
+from .test_code import is_test_module
 from .ast_walk import walk_nodes
 
 FunctionKey = Tuple
@@ -742,10 +743,12 @@ class ModuleIndex:
     ``%timeit`` line (``f.python_function``, the undecorated function, does not count).
     The notebook never runs them, nor the code written in them. Of a module that runs as a
     program (``runs_as_program``), likewise, but a comment line (a call commented out) does
-    not count, and none when it may look names up as it runs (``globals()``): such a
-    script, when nothing imports it, never runs them (``ProjectGraph.never_run``, only when
-    the run is the whole project: linted on its own, by pre-commit or flake8, a module with
-    a main guard looks like one even when other modules import its functions)."""
+    not count; none when it may look names up as it runs (``globals()``), nor of a test
+    module or a program that runs tests (``tf.test.main()``: the runner finds the tests by
+    their names). Such a script, when nothing imports it, never runs them
+    (``ProjectGraph.never_run``, only when the run is the whole project: linted on its own,
+    by pre-commit or flake8, a module with a main guard looks like one even when other
+    modules import its functions)."""
 
     unnamed_classes: Tuple[Tuple[str, int, int], ...] = ()
     """Of a module that is not a notebook: its module-level classes, undecorated, whose name
@@ -828,7 +831,8 @@ class ModuleIndex:
             index.unnamed = _unnamed(tree, module_text)
         else:
             index.unnamed_classes = _unnamed_classes(tree, module_text)
-            if index.runs_as_program:
+            if index.runs_as_program and not is_test_module(path) and not any(
+                    map(_RUNS_TESTS.search, lines)):
                 index.unnamed = _unnamed(tree, module_text, script=True)
         import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
@@ -846,6 +850,12 @@ class ModuleIndex:
                 tree, index.names)
             index.switches_eager_off = any(map(EAGER_SWITCH_OFF.search, switch_lines))
         return index
+
+
+#: A program that runs tests (``tf.test.main()``, ``unittest.main()``, ``absltest``):
+#: the runner finds its test classes and functions by their names, which its code need not
+#: write.
+_RUNS_TESTS = re.compile(r"\b(?:unittest|absltest|pytest|test)\.main\s*\(|\bTestCase\b")
 
 
 #: The holder (``ModuleIndex.class_users``) of the lines of a module's main guard.
