@@ -420,14 +420,18 @@ class StateUse:
 
     def _graph_helper(self, key: int, attribute: str) -> bool:
         """The method ``key`` is called nowhere in the module and uses ``self.<attribute>``
-        only as an input of TensorFlow operations (``tf.gather(x, self.index_targets)``):
-        a graph-building helper that subclasses call from their traced code, not a reader
-        outside the trace."""
+        only as an input of TensorFlow operations (``tf.gather(x, self.index_targets)``) or
+        of arithmetic (``inputs * self._pre_scale[:, None]``): a graph-building helper that
+        subclasses call from their traced code, or a hook the Keras base class calls from
+        the ``call`` that set the state (``convolution_op`` of a convolution whose ``call``
+        sets the scales, then calls ``super().call(x)``), not a reader outside the trace."""
         node = self._nodes[key]
         name = getattr(node, "name", "")
         text = self._context.text or ""
-        if not name or name.startswith("__") or re.search(r"\.\s*%s\b" % re.escape(name), text):
-            return False
+        if not name or name.startswith("__") or any(
+                not _SUPER_CALL.search(text[max(0, found.start() - 80):found.start()])
+                for found in re.finditer(r"\.\s*%s\b" % re.escape(name), text)):
+            return False  # called here (``super().name(...)`` calls the base's)
         receiver = _receiver(node) if isinstance(node, (ast.FunctionDef,
                                                         ast.AsyncFunctionDef)) else None
         reads = 0
@@ -441,9 +445,12 @@ class StateUse:
                 if not is_operation(qualified):
                     return False
                 reads += sum(_is_own(argument, receiver, attribute) for argument in arguments)
-        loads = sum(1 for n in walk_nodes(node) if _is_own(n, receiver, attribute)
-                    and isinstance(n.ctx, ast.Load))
-        return reads > 0 and reads == loads
+        loads = [n for n in walk_nodes(node) if _is_own(n, receiver, attribute)
+                 and isinstance(n.ctx, ast.Load)]
+        if reads < len(loads):
+            parents = _parents(node)
+            reads += sum(_computed_with(load, parents) for load in loads)
+        return reads > 0 and reads == len(loads)
 
     def _sets_up(self, key: int) -> bool:
         """``__init__``, ``build`` and the like run before the object is first called:
@@ -595,6 +602,30 @@ class StateUse:
         else:
             (uses.static_loads if static else uses.loads).append(access)
             uses.formatted += id(node) in self._formatted
+
+
+#: ``super()`` or ``super(Class, self)`` right before a ``.name`` found in the text.
+_SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)\s*\Z")
+
+
+def _parents(node: ast.AST) -> Dict[int, ast.AST]:
+    """``id()`` of each node below ``node`` → its parent."""
+    return {id(child): parent for parent in walk_nodes(node)
+            for child in ast.iter_child_nodes(parent)}
+
+
+def _computed_with(load: ast.AST, parents: Dict[int, ast.AST]) -> bool:
+    """``load`` (``self.scale``, or a subscript or attribute of it: ``self.scale[:, None]``)
+    is an operand of arithmetic (``x * self.scale``): a tensor computed with, not a value
+    Python decides on. Not an argument of a call (``_graph_helper`` judges those)."""
+    child, parent = load, parents.get(id(load))
+    while isinstance(parent, (ast.Subscript, ast.Attribute)) and child is parent.value:
+        child, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.UnaryOp):
+        return isinstance(parent.op, ast.USub)
+    return isinstance(parent, ast.BinOp) and not isinstance(parent.op, ast.Mod) and not any(
+        isinstance(side, (ast.Constant, ast.JoinedStr)) and not isinstance(
+            getattr(side, "value", 0), (int, float)) for side in (parent.left, parent.right))
 
 
 def _receiver(method: ast.AST) -> Optional[str]:
