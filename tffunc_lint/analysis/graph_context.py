@@ -717,14 +717,12 @@ class ProjectGraph:
     def _run_by_project(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
         """``key`` is a step method that the project's own loop runs (see
         ``_steps_run_by_project``)."""
-        function = index.functions.get(key) if index is not None else None
-        cls = index.classes.get(function.class_qualname or "") if function else None
+        cls = _class_of(index, key)
         return cls is not None and key[2] in self._steps_run_by_project(index, cls)
 
     def _method_class_runs(self, index: Optional[ModuleIndex], key: FunctionKey) -> bool:
         """The class of the method ``key`` may run in a graph (``keras_class_runs``)."""
-        function = index.functions.get(key) if index is not None else None
-        cls = index.classes.get(function.class_qualname or "") if function else None
+        cls = _class_of(index, key)
         return cls is None or self.keras_class_runs(index, cls)
 
     def _steps_run_by_project(self, index: ModuleIndex, cls: ClassInfo) -> FrozenSet[str]:
@@ -1392,6 +1390,12 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
                 return None
             named.update(other.star_names, passed)
     return named
+
+
+def _class_of(index: Optional[ModuleIndex], key: FunctionKey) -> Optional[ClassInfo]:
+    """The class whose method ``key`` is, or None."""
+    function = index.functions.get(key) if index is not None else None
+    return index.classes.get(function.class_qualname or "") if function else None
 
 
 def _within(spans: Tuple[Tuple[int, int], ...], line: int) -> bool:

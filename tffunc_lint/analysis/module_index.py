@@ -2166,7 +2166,8 @@ def _unnamed_classes(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[str, i
 def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
                  import_spans: Sequence[Tuple[int, int]]) -> Dict[str, Tuple[str, ...]]:
     """See ``ModuleIndex.class_users``. The text is searched for each name as a word of its
-    own, as ``_named_outside`` does: a name it has in a comment or a string counts."""
+    own, as ``_named_outside`` does: a name it has in a string counts, one on a comment line
+    only in a notebook."""
     words: Dict[str, List[str]] = {}
     holders: List[Tuple[int, int, str]] = []
     own: Dict[str, Tuple[int, int]] = {}
@@ -2203,8 +2204,8 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
             if not (at and _identifier_char(text[at - 1])
                     or after < len(text) and _identifier_char(text[after])):
                 line = bisect.bisect_right(starts, at)
-                if line not in imports and not (code_only and text.startswith(
-                        "#", starts[line - 1] + _indent(text, starts[line - 1]))):
+                if line not in imports and not (
+                        code_only and _COMMENT_LINE.match(text, starts[line - 1])):
                     slot = bisect.bisect_right(firsts, line) - 1
                     holder = (holders[slot][2] if slot >= 0 and line <= holders[slot][1]
                               else "")
@@ -2220,12 +2221,8 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
     return found
 
 
-def _indent(text: str, start: int) -> int:
-    """How many blanks begin the line of ``text`` that starts at ``start``."""
-    end = start
-    while end < len(text) and text[end] in " \t":
-        end += 1
-    return end - start
+#: A line that is a comment (commented-out code), matched where the line starts.
+_COMMENT_LINE = re.compile(r"[ \t]*#")
 
 
 def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
@@ -2296,8 +2293,7 @@ def _named_outside(text: str, starts: Sequence[int], word: str,
 
 def _on_comment_line(text: str, starts: Sequence[int], at: int) -> bool:
     """The line of ``text`` holding offset ``at`` is a comment (commented-out code)."""
-    start = starts[bisect.bisect_right(starts, at) - 1]
-    return text.startswith("#", start + _indent(text, start))
+    return _COMMENT_LINE.match(text, starts[bisect.bisect_right(starts, at) - 1]) is not None
 
 
 def _identifier_char(char: str) -> bool:
