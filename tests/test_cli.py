@@ -760,3 +760,19 @@ def test_python_dash_m_entry_point(tmp_path):
         finding("a.py", 6, 9, "TFF301", traced=AT_LINE_3), summary(2)]) + "\n", "")
     assert invoke("--select", "TFF999", "a.py") == Result(
         2, "", "tffunc-lint: error: --select: unknown rule code or name 'TFF999'\n")
+
+
+def test_the_entry_point_flushes_all_output_before_its_quick_exit(tmp_path):
+    """The console script ends with ``os._exit``, which drops what a stream still buffers:
+    the report, written line by line to a pipe (block-buffered), must arrive whole."""
+    functions = "".join(f"@tf.function\ndef f{i}(x):\n    print(x)\n    return x\n\n"
+                        for i in range(400))
+    (tmp_path / "many.py").write_text("import tensorflow as tf\n\n" + functions)
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-m", "tffunc_lint", "--no-cache", "many.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=environment)
+    lines = done.stdout.splitlines()
+    assert [line.split()[1] for line in lines[:-1]] == ["TFF101"] * 400
+    assert lines[-1] == summary(400)
+    assert (done.returncode, done.stderr) == (1, "")

@@ -1,7 +1,5 @@
 """``python -m tffunc_lint`` runs the CLI."""
 
-import sys
+from .doors.cli import run
 
-from .doors.cli import main
-
-sys.exit(main())
+run()

@@ -411,5 +411,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return EXIT_ERROR
 
 
+def run() -> None:
+    """The console script (``tffunc-lint``, ``python -m tffunc_lint``): ``main``, then an exit
+    that skips the interpreter's teardown. Freeing every module, rule and tree one by one
+    took a tenth of the time of linting one file. Nothing is left to do at exit: output is
+    flushed here, cache entries are closed when written, worker pools are shut down. Only a
+    process that has loaded TensorFlow (``--verify``, ``trace``) exits the usual way, which
+    runs TensorFlow's exit handlers."""
+    code = main()
+    if "tensorflow" in sys.modules:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed stream or a reader gone: nothing to show
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
