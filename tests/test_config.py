@@ -79,7 +79,8 @@ def test_each_file_gets_its_own_nearest_configuration(capsys):
     '[ tool . tffunc-lint ]\nselect = ["TFF101"]\n',
     '[tool]\n"tffunc-lint" = { select = ["TFF101"] }\n',
     'tool.tffunc-lint.select = ["TFF101"]\n',
-], ids=["quoted", "spaced", "inline", "dotted-keys"])
+    '[tool."\\u0074ffunc\\u002dlint"]\nselect = ["TFF101"]\n',
+], ids=["quoted", "spaced", "inline", "dotted-keys", "escaped"])
 def test_every_toml_spelling_of_the_table_is_found(capsys, table):
     write("pyproject.toml", table)
     write("a.py", ALL_RULES)

@@ -103,3 +103,19 @@ def test_reading_a_cached_result_imports_no_rule_and_no_libcst(tmp_path):
                           check=True, cwd=tmp_path)
     assert json.loads(warm.stdout) == json.loads(cold.stdout) != []
     assert warm.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_a_python_file_is_linted_without_the_notebook_reader_or_a_toml_parse(tmp_path):
+    """Nor does a run over ``.py`` files load what only notebooks, the cache or the
+    configuration need: the notebook reader (with ``json``), ``pickle``, or a TOML parser
+    for a ``pyproject.toml`` that does not name the linter."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "example"\n')
+    (tmp_path / "module.py").write_text(NOTHING_TO_REPORT)
+    script = ("import sys\n"
+              "from tffunc_lint.doors.cli import main\n"
+              "code = main(['--no-cache', '-q', 'module.py'])\n"
+              "print(code, [m for m in ('tffunc_lint.notebook', 'json', 'pickle', 'tomllib',"
+              " 'configparser') if m in sys.modules])\n")
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, cwd=tmp_path).stdout
+    assert output.splitlines()[-1] == "0 []"

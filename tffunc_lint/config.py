@@ -16,12 +16,7 @@ from pathlib import Path
 from functools import lru_cache
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
-
-from .requirements import SpecifierError, bounds
+from .requirements import SpecifierError, bounds, toml
 from .rules.catalog import CATALOG
 
 SECTION = "tffunc-lint"
@@ -183,13 +178,19 @@ def _has_section(pyproject: Path) -> bool:
     """Whether the file holds a ``tool.tffunc-lint`` table, however the TOML spells it.
 
     A file that is not valid TOML counts when it mentions ``[tool.tffunc-lint``, so that
-    ``load_settings`` reports it instead of the configuration being silently skipped.
+    ``load_settings`` reports it instead of the configuration being silently skipped. A file
+    whose text names no ``tffunc`` and has no escape that could spell it in a quoted key
+    holds no such table: it is not parsed.
     """
+    with open(pyproject, "rb") as handle:
+        raw = handle.read()
+    if b"tffunc" not in raw and b"\\u" not in raw and b"\\U" not in raw:
+        return False
+    tomllib = toml()
     try:
-        with open(pyproject, "rb") as handle:
-            data = tomllib.load(handle)
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return f"[tool.{SECTION}" in pyproject.read_text(encoding="utf-8", errors="replace")
+        return f"[tool.{SECTION}" in raw.decode("utf-8", errors="replace")
     tool = data.get("tool")
     return isinstance(tool, dict) and SECTION in tool
 
@@ -234,6 +235,7 @@ def load_settings(pyproject: Optional[Path]) -> Settings:
     if pyproject is None:
         return Settings(root=os.getcwd())
     origin = str(pyproject)
+    tomllib = toml()
     try:
         with open(pyproject, "rb") as handle:
             data = tomllib.load(handle)

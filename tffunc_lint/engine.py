@@ -37,9 +37,8 @@ from .analysis.test_code import is_test_module
 from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
                                     lambda_key, may_trace)
 from .config import Settings
-from .files import module_name_for
+from .files import is_notebook, module_name_for
 from .finding import FileResult, Finding
-from .notebook import Notebook, NotebookError, is_notebook, kernel_python, relocate
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 from .analysis.ast_walk import walk_nodes
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -277,6 +276,9 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
                    view: Optional[ModuleView], index: Optional[ModuleIndex] = None
                    ) -> FileResult:
     """Lint a notebook's code cells as one program; findings at (cell, line in cell)."""
+    # Here: a run over ``.py`` files never loads the notebook reader (nor ``json``).
+    from .notebook import Notebook, NotebookError, kernel_python, relocate
+
     enabled = settings.enabled_for(path)
     try:
         book = Notebook.parse(source)

@@ -66,7 +66,7 @@ def _walk(root: str, settings_for: Callable[[str], Settings],
             if not _is_virtualenv(os.path.join(directory, name))
             and not skipped(os.path.join(directory, name), True))
         for name in sorted(files):
-            if name.endswith((".py", ".pyi", ".ipynb")):
+            if name.endswith((".py", ".pyi", NOTEBOOK_SUFFIX)):
                 path = os.path.normpath(os.path.join(directory, name))
                 if not skipped(path, False):
                     yield path
@@ -130,12 +130,20 @@ def folder_names(path: str, module: str) -> Tuple[str, ...]:
     return tuple(names)
 
 
+#: A Jupyter notebook's file name ends so; ``notebook`` reads its cells.
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(NOTEBOOK_SUFFIX)
+
+
 def module_name_for(path: str) -> Tuple[str, bool]:
     """Dotted module name of a file from the ``__init__.py`` files above it, and whether it
     is a package's ``__init__``: ``pkg/sub/mod.py`` → (``pkg.sub.mod``, False)."""
     directory, name = os.path.split(os.path.abspath(path))
     stem = name.rsplit(".", 1)[0]
-    if name.endswith(".ipynb"):  # a notebook is a module of its own, never importable
+    if is_notebook(name):  # a notebook is a module of its own, never importable
         return f"<notebook {stem}>", False
     packages = _package_parts(directory) or _namespace_parts(directory)
     if stem == "__init__":

@@ -33,8 +33,6 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-SUFFIX = ".ipynb"
-
 #: Cell magics whose body is Python (ruff's list); any other cell magic skips its cell.
 PYTHON_CELL_MAGICS = frozenset({
     "capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
@@ -72,10 +70,6 @@ def _split(text: str) -> List[str]:
 
 class NotebookError(Exception):
     """A file that is not a notebook this tool can read, or a fix that cannot be written."""
-
-
-def is_notebook(path: str) -> bool:
-    return path.endswith(SUFFIX)
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,22 @@ project), hence the small one here.
 from __future__ import annotations
 
 import ast
-import configparser
 import functools
 import os
 import re
+from types import ModuleType
 from typing import Iterator, List, NamedTuple, Optional, Tuple
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
+
+def toml() -> ModuleType:
+    """The TOML reader (``tomllib``, ``tomli`` before Python 3.11), imported when a file is
+    first read: a run that reads none does not pay for it."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
+    return tomllib
+
 
 Version = Tuple[int, int]
 #: (oldest supported, newest excluded); None where the declaration sets no bound.
@@ -165,7 +171,7 @@ def _read(directory: str) -> _Directory:
                     specs.extend(_specs(handle))
             elif name == "pyproject.toml":
                 with open(path, "rb") as handle:
-                    data = tomllib.load(handle)
+                    data = toml().load(handle)  # its TOMLDecodeError is a ValueError
                 project, tool = data.get("project", {}), data.get("tool")
                 builds = builds or "project" in data or "build-system" in data or (
                     isinstance(tool, dict) and "poetry" in tool)
@@ -174,11 +180,9 @@ def _read(directory: str) -> _Directory:
                 specs.extend(_specs(d for d in dependencies if isinstance(d, str)))
                 specs.extend(_poetry_specs(tool))
             elif name == "setup.cfg":
-                parser = configparser.ConfigParser(interpolation=None)
-                parser.read(path, encoding="utf-8")
-                builds = builds or parser.has_section("metadata")
-                specs.extend(_specs(parser.get("options", "install_requires",
-                                               fallback="").splitlines()))
+                metadata, requires = _setup_cfg(path)
+                builds = builds or metadata
+                specs.extend(_specs(requires.splitlines()))
             elif name == "setup.py":
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     tree = ast.parse(handle.read())
@@ -190,13 +194,26 @@ def _read(directory: str) -> _Directory:
                     text = handle.read(_RUN_NOTES_READ)
                 pinned.extend(_pinned(text))
                 listed.extend(_listed(text))
-        except (OSError, ValueError, SyntaxError, tomllib.TOMLDecodeError,
-                configparser.Error, RecursionError):
+        except (OSError, ValueError, SyntaxError, RecursionError):
             # A project file the linter cannot read declares no version it can use, and
             # may build a distribution.
             builds = builds or name in ("pyproject.toml", "setup.cfg")
     return _Directory(tuple(specs), tuple(pinned), tuple(listed), builds,
                       any(marker in names for marker in _ROOT_MARKERS))
+
+
+def _setup_cfg(path: str) -> Tuple[bool, str]:
+    """Whether ``setup.cfg`` describes a distribution, and its ``install_requires``; an
+    unreadable file raises ValueError."""
+    import configparser  # here: only a directory with a ``setup.cfg`` needs it
+
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+        return (parser.has_section("metadata"),
+                parser.get("options", "install_requires", fallback=""))
+    except configparser.Error as error:
+        raise ValueError(str(error)) from None
 
 
 def forget() -> None:

@@ -24,7 +24,6 @@ from .config import Settings
 from .engine import lint_file, lint_source
 from .finding import FileResult
 from .files import module_name_for
-from .notebook import relocate
 from .analysis.graph_context import ModuleView, ProjectGraph
 from .analysis.module_index import FunctionKey, ModuleIndex
 
@@ -387,6 +386,8 @@ def _lint_project(files: Sequence[str], settings_for: Callable[[str], Settings],
         results = [redone.get(r.path, r) for r in results]
     cells = {r.path: r.cells for r in results if r.cells is not None}
     if cells:  # reasons in other modules that point into a notebook: cell positions
+        from .notebook import relocate
+
         for result in results:
             if result.cells is None:
                 result.findings = [relocate(f, cells) for f in result.findings]
@@ -497,6 +498,8 @@ def _after_few_changes(cache: Cache, files: Sequence[str], keys: Dict[str, str],
         result = redone.get(path, now[path])
         findings = result.findings
         if cells and result.cells is None:  # as ``_lint_project`` does
+            from .notebook import relocate
+
             findings = [relocate(finding, cells) for finding in findings]
         entries[path] = (findings, result.cells)
     listed = [(path, *entries[path]) for path in files]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
-import pickle
 import re
 import sys
 import zlib
@@ -592,6 +591,8 @@ class ModuleIndex:
         bound = self.bound_names()
         if bound:
             state["_bound"] = bound
+        import pickle  # here: loaded already by whoever pickles; a lint alone never does
+
         for holder, names in _DEFERRED.items():
             stored = self.__dict__.get(holder)
             if stored is None:
@@ -681,7 +682,11 @@ class ModuleIndex:
     def _deferred(self, holder: str) -> Optional[tuple]:
         """The values of the fields pickled in ``holder`` (None: not an unpickled index)."""
         stored = self.__dict__.get(holder)
-        return None if stored is None else pickle.loads(zlib.decompress(stored))
+        if stored is None:
+            return None
+        import pickle  # here, as in ``__getstate__``
+
+        return pickle.loads(zlib.decompress(stored))
 
     def __getattr__(self, name: str):
         # Only for attributes not in the instance: the deferred fields of an unpickled index.

@@ -8,7 +8,6 @@ from collections import Counter
 from typing import Dict, Iterable, List, Optional, TextIO
 
 from ..finding import Finding
-from ..notebook import relocate_text
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -153,7 +152,11 @@ def traced_records(results) -> List[dict]:
             continue
         functions = result.index.functions
         for key, reason in sorted(result.view.traced.items(), key=lambda item: item[0][1:]):
-            text = relocate_text(reason.render(result.path), result.path, maps)
+            text = reason.render(result.path)
+            if maps:
+                from ..notebook import relocate_text
+
+                text = relocate_text(text, result.path, maps)
             trace = [dict(how=link.how, **_place(link.path or result.path, link.line, maps))
                      for link in reason.chain()]
             records.append(dict(_place(result.path, key[1], maps),
