@@ -762,6 +762,16 @@ def test_python_dash_m_entry_point(tmp_path):
         2, "", "tffunc-lint: error: --select: unknown rule code or name 'TFF999'\n")
 
 
+def test_a_profiled_run_exits_the_usual_way_and_keeps_its_profile(tmp_path):
+    """Profilers and coverage write their data at exit: under them, no quick exit."""
+    write("a.py", PRINT_AND_VARIABLE)
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", "run.prof", "-m",
+                           "tffunc_lint", "--no-cache", "a.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.endswith(summary(2) + "\n")  # (cProfile exits 0 whatever the code)
+    assert (tmp_path / "run.prof").stat().st_size > 0
+
+
 def test_the_entry_point_flushes_all_output_before_its_quick_exit(tmp_path):
     """The console script ends with ``os._exit``, which drops what a stream still buffers:
     the report, written line by line to a pipe (block-buffered), must arrive whole."""
