@@ -1079,3 +1079,39 @@ def test_a_program_that_runs_tests_runs_the_classes_its_runner_finds(capsys, tmp
         "if __name__ == '__main__':\n"
         "    tf.test.main()\n")
     assert _where(capsys, tmp_path) == [("check_ops.py", 8, "TFF101")]
+
+
+_DROPOUT_NET = ("import tensorflow as tf\nfrom tensorflow.keras import layers\n\n\n"
+                "class Net(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc = layers.Dense(10)\n\n    def call(self, x, training=False):\n"
+                "        x = layers.Dropout(rate=0.5)(x, training=training)\n"
+                "        return self.fc(x)\n")
+
+
+@pytest.mark.parametrize("train_saves, predict_loads, found", [
+    # Keras 3 refuses both names: the scripts were written for Keras 2, whose Dropout
+    # holds no variable
+    ('"./weights/net.h5"', '"./weights/net.h5"', []),
+    ('"./weights/net.ckpt"', '"./weights/net.ckpt"', []),
+    ('filepath="net.h5"', '"net.h5"', []),
+    # names Keras 3 takes: nothing says the scripts run on Keras 2
+    ('"./weights/net.weights.h5"', '"./weights/net.weights.h5"', [("model.py", 11)]),
+    ('path', 'path', [("model.py", 11)]),
+    # one program written for Keras 2, the other not: the model may run on Keras 3
+    ('"net.h5"', '"net.weights.h5"', [("model.py", 11)]),
+])
+def test_a_module_that_only_keras_2_programs_import_runs_on_keras_2(
+        capsys, tmp_path, train_saves, predict_loads, found):
+    """A course's model module, its training script that saves ``.h5`` weights (Keras 3
+    wants ``.weights.h5``) and its prediction script: the Dropout made in ``call`` holds
+    no seed variable there (TFF301)."""
+    (tmp_path / "model.py").write_text(_DROPOUT_NET)
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom model import Net\n\nmodel = Net()\npath = 'w'\n\n\n"
+        "@tf.function\ndef train_step(x):\n    return model(x, training=True)\n\n\n"
+        "for epoch in range(2):\n    train_step(tf.ones((2, 4)))\n"
+        f"    model.save_weights({train_saves})\n")
+    (tmp_path / "predict.py").write_text(
+        "import tensorflow as tf\nfrom model import Net\n\nmodel = Net()\npath = 'w'\n"
+        f"model.save_weights({predict_loads})\nprint(model.predict(tf.ones((2, 4))))\n")
+    assert _where(capsys, tmp_path, code="TFF301") == found

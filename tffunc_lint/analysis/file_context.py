@@ -20,7 +20,8 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import narrowed, releases_before_python, removed_apis_before
+from .tensorflow_versions import (KERAS_3_SINCE, narrowed, releases_before_python,
+                                  removed_apis_before)
 
 try:
     from typing import Protocol
@@ -96,13 +97,15 @@ class FileContext:
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,
         else the release the file installs for itself, else the project's declared
-        requirement; narrowed by the APIs the module uses that TensorFlow removed and by the
-        Python a notebook was last run with: see ``tensorflow_versions``), or None when
-        nothing says."""
+        requirement; narrowed by the APIs the module uses that TensorFlow removed, by those the
+        programs importing it use, and by the Python a notebook was last run with: see
+        ``tensorflow_versions``), or None when nothing says."""
         installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
                         self.fact("removed-apis", removed_apis_before),
-                        releases_before_python(self.kernel_python))
+                        releases_before_python(self.kernel_python),
+                        KERAS_3_SINCE if self.graph is not None and self.graph.keras_2_only
+                        else None)
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

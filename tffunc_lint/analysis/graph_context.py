@@ -27,6 +27,7 @@ from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUN
                            FunctionInfo, FunctionKey, ModuleIndex, Target,
                            may_be_project_module)
 from .names import IMPORT, canonical, function_local_names, parameter_names
+from .tensorflow_versions import KERAS_3_SINCE
 from .test_code import is_test_module
 
 Traced = Dict[FunctionKey, TraceReason]
@@ -62,6 +63,9 @@ class ModuleView(NamedTuple):
     module."""
     never_run: Tuple[Tuple[int, int], ...] = ()
     """Lines of module-level code that never runs (see ``ProjectGraph.never_run``)."""
+    keras_2_only: bool = False
+    """The module runs only on TensorFlow older than Keras 3's (see
+    ``ProjectGraph.keras_2_only``)."""
 
 
 #: Libraries none of whose classes are Keras models (TensorFlow's own, but for Keras, and
@@ -166,6 +170,8 @@ class ProjectGraph:
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
+        self._keras_2: Dict[str, bool] = {}
+        self._any_keras_2: Optional[bool] = None
         #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
         #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
         #: the lists.
@@ -604,7 +610,8 @@ class ProjectGraph:
                           self.runs_keras(index, eager_runs=True), self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
-                          self.self_contained(index), self.never_run(index))
+                          self.self_contained(index), self.never_run(index),
+                          self.keras_2_only(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -954,6 +961,32 @@ class ProjectGraph:
             known = index.uses_tf1 or bool(importers) and all(
                 self.on_tensorflow_1(other) for other in importers)
             self._tf1[index.path] = known
+        return known
+
+    def keras_2_only(self, index: ModuleIndex) -> bool:
+        """``index`` runs only on TensorFlow older than Keras 3's (2.16): its code uses an
+        API removed by then (``ModuleIndex.removed_before``: ``K.int_shape``,
+        ``model.save_weights("model.h5")``), or every linted module importing it runs only
+        there, in turn (a model module that a Keras 2 training script and prediction script
+        import). A module nothing linted imports tells nothing by itself; nor does a module of
+        a distribution, whose users run it on what they have."""
+        if self._any_keras_2 is None:
+            self._any_keras_2 = any(_before_keras_3(other) for other in self.by_path.values())
+        if not self._any_keras_2:
+            return False
+        known = self._keras_2.get(index.path)
+        if known is None:
+            self._keras_2[index.path] = False  # an import cycle proves nothing
+            if _before_keras_3(index):
+                known = True
+            elif "." in index.module and (self._distributed is None
+                                          or self._distributed(index.path)):
+                known = False
+            else:
+                importers = self._importers_of(index) + self._more_importers(index)
+                known = bool(importers) and all(self.keras_2_only(other)
+                                                for other in importers)
+            self._keras_2[index.path] = known
         return known
 
     def _imported_by_nothing(self, index: ModuleIndex) -> bool:
@@ -1392,6 +1425,11 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
     return named
 
 
+def _before_keras_3(index: ModuleIndex) -> bool:
+    """The module's own code uses an API TensorFlow removed by Keras 3's release."""
+    return index.removed_before is not None and index.removed_before <= KERAS_3_SINCE
+
+
 def _class_of(index: Optional[ModuleIndex], key: FunctionKey) -> Optional[ClassInfo]:
     """The class whose method ``key`` is, or None."""
     function = index.functions.get(key) if index is not None else None
@@ -1431,8 +1469,11 @@ class GraphContext:
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
                  runs_eagerly: bool = False, self_contained: bool = False,
-                 never_run: Tuple[Tuple[int, int], ...] = ()):
+                 never_run: Tuple[Tuple[int, int], ...] = (), keras_2_only: bool = False):
         self.index = index
+        self.keras_2_only = keras_2_only
+        """The module runs only on TensorFlow older than Keras 3's: the programs that import
+        it were written for Keras 2 (see ``ProjectGraph.keras_2_only``)."""
         self.never_run = never_run
         """Lines of module-level code that never runs: no call made there happens."""
         self.self_contained = self_contained
@@ -1474,7 +1515,7 @@ class GraphContext:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
-                          self.never_run)
+                          self.never_run, self.keras_2_only)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -31,6 +31,7 @@ from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dott
 from .patterns import words
 from .test_code import is_test_module
 from .ast_walk import walk_nodes
+from .tensorflow_versions import removed_before
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -725,6 +726,9 @@ class ModuleIndex:
     """The module's main guard turns ``tf.function`` off for the process, or calls a
     function of the module that does so first thing (``def train():
     tf.config.run_functions_eagerly(True)``): when the module runs as a program."""
+    removed_before: Optional[Tuple[int, int]] = None
+    """The first TensorFlow release that removed an API the module's code uses (see
+    ``tensorflow_versions``): the module runs only on the releases before it."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
@@ -849,6 +853,8 @@ class ModuleIndex:
         if any(map(_TF1_TEXT.search, lines)):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
                               or _uses_tf1(tree, index.names))
+        index.removed_before = removed_before(tree, module_text.joined()[0],
+                                              index.names.resolve)
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(

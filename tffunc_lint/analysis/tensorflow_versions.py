@@ -5,7 +5,14 @@ removed runs only on the releases before the removal:
 - ``tf.keras.mixed_precision.experimental`` (and Keras 2's ``keras.mixed_precision.
   experimental``), removed in TensorFlow 2.9;
 - a ``keras.backend`` function that Keras 3, ``tf.keras`` since TensorFlow 2.16, no longer
-  has (``K.int_shape``, ``K.dot``).
+  has (``K.int_shape``, ``K.dot``);
+- ``save_weights`` of a file named otherwise than ``*.weights.h5``
+  (``model.save_weights("model.h5")``, a TensorFlow checkpoint's path), which Keras 3
+  rejects.
+
+A module that only programs running on such releases import runs only on them too
+(``ProjectGraph.keras_2_only``): a model module that a training script written for
+Keras 2 imports is run by Keras 2.
 
 A notebook last run with an older Python (its ``language_info.version``) ran a TensorFlow
 that still supported that Python: 3.6, for one, before 2.7.
@@ -18,7 +25,7 @@ where no such version has Keras 3 (which gives them a seed variable).
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Callable, Optional
 
 from .. import requirements
 from ..requirements import Version
@@ -45,11 +52,20 @@ KERAS_3_SINCE = (2, 16)
 
 def removed_apis_before(context) -> Optional[Version]:
     """The earliest release that removed an API the module uses (None: none it knows);
-    a ``context.fact``."""
-    tree, text = context.tree, context.text
-    if tree is None or not ("mixed_precision" in text or "backend" in text):
+    a ``context.fact``: the module's index has it (``ModuleIndex.removed_before``)."""
+    return context.graph.index.removed_before if context.graph is not None else None
+
+
+#: Text without which a module calls none of the removed APIs above.
+_REMOVED_TEXT = ("mixed_precision", "backend", "save_weights")
+
+
+def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optional[str]]
+                   ) -> Optional[Version]:
+    """The earliest release that removed an API the module's code uses (see the module
+    docstring), None when it uses none; ``resolve`` gives a dotted name's qualified name."""
+    if not any(word in text for word in _REMOVED_TEXT):
         return None
-    resolve = context.names.resolve
     earliest: Optional[Version] = None
 
     def used(qualified: Optional[str], is_call: bool) -> None:
@@ -71,12 +87,24 @@ def removed_apis_before(context) -> Optional[Version]:
             for alias in node.names:
                 used(f"{node.module}.{alias.name}", False)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if _rejected_by_keras_3(node):
+                earliest = KERAS_3_SINCE if earliest is None else min(earliest, KERAS_3_SINCE)
             dotted = ast_dotted_name(node.func)
             used(resolve(dotted) if dotted else None, True)
         elif isinstance(node, ast.Attribute) and node.attr == "experimental":
             dotted = ast_dotted_name(node)
             used(resolve(dotted) if dotted else None, False)
     return earliest
+
+
+def _rejected_by_keras_3(call: ast.Call) -> bool:
+    """``save_weights`` of a file name that Keras 3 refuses: it wants ``*.weights.h5``."""
+    if call.func.attr != "save_weights":
+        return False
+    path = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "filepath"), None)
+    return (isinstance(path, ast.Constant) and isinstance(path.value, str)
+            and not path.value.endswith(".weights.h5"))
 
 
 def releases_before_python(python: Optional[Version]) -> Optional[Version]:

@@ -94,10 +94,12 @@ class VariableCreatedInTfFunction(Rule):
     (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
     `tf_keras` (Keras 2, no seed variable) they are not, nor in a module written for Keras 2
     (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
-    `K.dot`, or uses another API removed before it, such as
-    `tf.keras.mixed_precision.experimental`; or its project supports only TensorFlow older
-    than 2.16; or it is a notebook last run with Python 3.8 or older, which no TensorFlow
-    with Keras 3 supports), nor where they are made only under
+    `K.dot`, saves weights to a file name Keras 3 refuses, such as
+    `model.save_weights("model.h5")`, or uses another API removed before it, such as
+    `tf.keras.mixed_precision.experimental`; or only programs written so import it, as a
+    course's training and prediction scripts import its model module; or its project
+    supports only TensorFlow older than 2.16; or it is a notebook last run with Python 3.8
+    or older, which no TensorFlow with Keras 3 supports), nor where they are made only under
     a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
     dropout switched on by configuration, which nothing shows is ever on (a rate of 0 holds
     no seed variable either). A variable created inside
