@@ -629,6 +629,12 @@ _TEXTBOOK_SCRIPT = (
     "print('result: {}'.format(result.numpy()))\n")
 
 
+_OWN_MODEL = ("class Logistic(tf.keras.Model):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.dense = tf.keras.layers.Dense(1)\n\n"
+              "    def call(self, x):\n        return self.dense(x)\n\n\n"
+              "model = Logistic()\n")
+
+
 @pytest.mark.parametrize("extra, files, found", [
     # eager operations only: the switch changes nothing
     ("", {}, [("simple_graph.py", 3, "TFF405")]),
@@ -642,6 +648,14 @@ _TEXTBOOK_SCRIPT = (
      [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
     # another module imports the script: its code is not all that uses the switch
     ("", {"run_all.py": "import simple_graph\n"},
+     [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+    # a model of its own, trained by an eager loop and exported: the export traces `call`
+    # whatever the switch says, and nothing else runs a graph
+    (_OWN_MODEL + "with tf.GradientTape() as tape:\n    loss = model(tf.ones((1, 2)))\n"
+     "model.save('saved/1')\n", {}, [("simple_graph.py", 3, "TFF405")]),
+    # ... fitted by Keras, which the switch makes run eagerly
+    (_OWN_MODEL + "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((2, 2)), tf.ones((2, 1)))\n"
+     "model.save('saved/1')\n", {},
      [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
 ])
 def test_an_eager_switch_in_a_script_of_eager_operations_changes_nothing(

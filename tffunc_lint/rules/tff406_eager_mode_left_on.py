@@ -97,7 +97,9 @@ class EagerModeLeftOn(Rule):
     imports it; in an application, also one that does its work at module level without a
     main guard and imports none of the project's modules) with no traced code of its own
     that lets Keras run no model is not reported: the switch changes nothing there, unless
-    a library it calls traces code.
+    a library it calls traces code. Nor is such a script of its own code only that exports
+    its Keras model (`model.save(path)`) but never fits, evaluates or predicts with it:
+    the export traces `call` whatever the switch says.
 
     ## References
     - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
@@ -130,10 +132,16 @@ class EagerModeLeftOn(Rule):
         """A whole program (a notebook, a script nothing imports), or a script of an
         application that imports none of the project's modules, with no traced code of its
         own that lets Keras run no model: the switch changes nothing there (Kaggle's
-        convolution exercise, a textbook script of eager operations)."""
+        convolution exercise, a textbook script of eager operations). Nor in such a script
+        (its own code all that runs) without a ``tf.function`` of its own that only exports
+        its Keras models, never fits, evaluates or predicts with them: an export traces
+        ``call`` whatever the switch says."""
         graph = self.context.graph
-        return ((graph.whole_program or graph.self_contained) and not graph.traced
-                and not graph.runs_keras)
+        if not (graph.whole_program or graph.self_contained) or graph.traced:
+            return False
+        index = graph.index
+        return not graph.runs_keras or graph.self_contained and not (
+            index.keras_runs or index.entries or index.decorated)
 
     def _needed(self) -> bool:
         """Code of the module that the switch makes eager needs it: a traced function (or a
