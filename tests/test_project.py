@@ -1111,8 +1111,8 @@ _DROPOUT_NET = ("import tensorflow as tf\nfrom tensorflow.keras import layers\n\
     # names Keras 3 takes: nothing says the scripts run on Keras 2
     ('"./weights/net.weights.h5"', '"./weights/net.weights.h5"', [("model.py", 11)]),
     ('path', 'path', [("model.py", 11)]),
-    # one program written for Keras 2, the other not: the model may run on Keras 3
-    ('"net.h5"', '"net.weights.h5"', [("model.py", 11)]),
+    # one program written for Keras 2, the other showing no version: one environment
+    ('"net.h5"', 'path', []),
 ])
 def test_a_module_that_only_keras_2_programs_import_runs_on_keras_2(
         capsys, tmp_path, train_saves, predict_loads, found):

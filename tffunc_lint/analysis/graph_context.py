@@ -966,10 +966,12 @@ class ProjectGraph:
     def keras_2_only(self, index: ModuleIndex) -> bool:
         """``index`` runs only on TensorFlow older than Keras 3's (2.16): its code uses an
         API removed by then (``ModuleIndex.removed_before``: ``K.int_shape``,
-        ``model.save_weights("model.h5")``), or every linted module importing it runs only
-        there, in turn (a model module that a Keras 2 training script and prediction script
-        import). A module nothing linted imports tells nothing by itself; nor does a module of
-        a distribution, whose users run it on what they have."""
+        ``model.save_weights("model.h5")``), or a linted module importing it runs only there,
+        in turn: the project's programs share one environment (a model module that a
+        course's training script, written for Keras 2, imports, as does its prediction
+        script, which shows no version). A module nothing linted imports tells nothing by
+        itself; nor does a module of a distribution, whose users run it on what they
+        have."""
         if self._any_keras_2 is None:
             self._any_keras_2 = any(_before_keras_3(other) for other in self.by_path.values())
         if not self._any_keras_2:
@@ -984,8 +986,7 @@ class ProjectGraph:
                 known = False
             else:
                 importers = self._importers_of(index) + self._more_importers(index)
-                known = bool(importers) and all(self.keras_2_only(other)
-                                                for other in importers)
+                known = any(self.keras_2_only(other) for other in importers)
             self._keras_2[index.path] = known
         return known
 
@@ -1472,8 +1473,8 @@ class GraphContext:
                  never_run: Tuple[Tuple[int, int], ...] = (), keras_2_only: bool = False):
         self.index = index
         self.keras_2_only = keras_2_only
-        """The module runs only on TensorFlow older than Keras 3's: the programs that import
-        it were written for Keras 2 (see ``ProjectGraph.keras_2_only``)."""
+        """The module runs only on TensorFlow older than Keras 3's: its code, or a program
+        that imports it, was written for Keras 2 (see ``ProjectGraph.keras_2_only``)."""
         self.never_run = never_run
         """Lines of module-level code that never runs: no call made there happens."""
         self.self_contained = self_contained

@@ -10,7 +10,7 @@ removed runs only on the releases before the removal:
   (``model.save_weights("model.h5")``, a TensorFlow checkpoint's path), which Keras 3
   rejects.
 
-A module that only programs running on such releases import runs only on them too
+A module that a program running only on such releases imports runs only on them too
 (``ProjectGraph.keras_2_only``): a model module that a training script written for
 Keras 2 imports is run by Keras 2.
 

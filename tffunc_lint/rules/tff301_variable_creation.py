@@ -96,8 +96,8 @@ class VariableCreatedInTfFunction(Rule):
     (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
     `K.dot`, saves weights to a file name Keras 3 refuses, such as
     `model.save_weights("model.h5")`, or uses another API removed before it, such as
-    `tf.keras.mixed_precision.experimental`; or only programs written so import it, as a
-    course's training and prediction scripts import its model module; or its project
+    `tf.keras.mixed_precision.experimental`; or a program written so imports it, as a
+    course's training script imports its model module; or its project
     supports only TensorFlow older than 2.16; or it is a notebook last run with Python 3.8
     or older, which no TensorFlow with Keras 3 supports), nor where they are made only under
     a test of their own rate (`if self.conv_dropout: x = Dropout(self.conv_dropout)(x)`):
