@@ -92,7 +92,8 @@ class FileContext:
         if self.function is not None and self.function.key in self.graph.index.functions:
             outer = self.graph.index.functions[self.function.key].outer_aliases
         return in_eager_branch(self.ancestors, self.qualified_name, self._predicate, outer,
-                               self.graph.index.off_flags - self.local_names)
+                               (self.graph.index.off_flags - self.local_names)
+                               | self.graph.index.eager_settings)
 
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,

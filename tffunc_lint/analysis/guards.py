@@ -104,7 +104,9 @@ class GuardReader:
         self.aliases = aliases if aliases is not None else {}
         """Local names bound once to a test (``use_tf = self._use_tf_workflow()``)."""
         self.off_flags = off_flags
-        """Module flags that are never true (``ModuleIndex.off_flags``), not shadowed here."""
+        """Tests never true while anything is traced: module flags that are never true
+        (``ModuleIndex.off_flags``), not shadowed here, and the attributes that hold Keras's
+        eager setting (``ModuleIndex.eager_settings``)."""
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
         dotted = ast_dotted_name(node)
@@ -136,8 +138,12 @@ class GuardReader:
 
     def _untraced_term(self, test: ast.expr, value: bool) -> Condition:
         if value and (test.__class__ is ast.Name and test.id in self.off_flags
-                      or test.__class__ is ast.Constant and not test.value):
-            return True  # ``if DEBUG:`` of a flag that is never true, ``if 0:``: never runs
+                      or test.__class__ is ast.Constant and not test.value
+                      or test.__class__ is ast.Attribute
+                      and ast_dotted_name(test) in self.off_flags):
+            # ``if DEBUG:`` of a flag that is never true, ``if 0:``: never runs;
+            # ``if self.run_eagerly:``: runs only when Keras runs the model eagerly
+            return True
         if isinstance(test, ast.Call):
             return self._call(test, value)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:

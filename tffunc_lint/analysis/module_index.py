@@ -746,6 +746,12 @@ class ModuleIndex:
     """Module-level names bound once, to a constant that is false (``DEBUG = False``), and
     bound nowhere else (no function declares them ``global``): code under ``if DEBUG:``
     never runs as the module is written."""
+    eager_settings: Set[str] = field(default_factory=set)
+    """Attributes that hold whether Keras runs a model eagerly: ``self.run_eagerly`` (the
+    model's own setting), and those the module hands to Keras as the setting
+    (``model.compile(..., run_eagerly=self.params.system.run_eagerly)``,
+    ``model.run_eagerly = config.eager``). Code under ``if self.params.system.run_eagerly:``
+    in a model's step runs only when Keras runs the model eagerly, never while it traces."""
     unnamed: Tuple[Tuple[int, int], ...] = ()
     """Of a notebook: the lines (decorators included) of module-level defs and
     classes whose name its text has nowhere else, not even in a comment or a masked
@@ -835,6 +841,7 @@ class ModuleIndex:
         index.runs_as_program = any(_starts_program(statement) for statement in tree.body)
         index.works_at_module_level = any(_does_work(statement) for statement in tree.body)
         index.off_flags = _off_flags(tree, lines)
+        index.eager_settings = _eager_settings(lines)
         module_text = _Text(lines)
         if path.endswith(".ipynb"):
             index.unnamed = _unnamed(tree, module_text)
@@ -1313,7 +1320,8 @@ class _Indexer:
         off = self.index.off_flags
         if off:  # a parameter or variable of the function (or one around it) shadows the flag
             off = off.difference(*(self._locals(outer) for outer in _chain(scope)))
-        reader = guards.GuardReader(self._resolve, callee, scope.aliases, off)
+        reader = guards.GuardReader(self._resolve, callee, scope.aliases,
+                                    off | self.index.eager_settings)
         self.readers.append(reader)
         return reader
 
@@ -2330,6 +2338,20 @@ def _off_flags(tree: ast.Module, lines: Sequence[str]) -> Set[str]:
     declared = {name for node in walk_nodes(tree) if node.__class__ is ast.Global
                 for name in node.names} if any("global" in line for line in lines) else ()
     return {name for name in false if bindings.get(name) == 1 and name not in declared}
+
+
+#: The value handed to Keras as its eager setting: ``run_eagerly=a.b`` in a call,
+#: ``x.run_eagerly = a.b``; an attribute, not a plain name (a parameter's name means
+#: nothing in another function).
+_EAGER_SETTING = re.compile(r"run_eagerly\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)+)")
+
+
+def _eager_settings(lines: Sequence[str]) -> Set[str]:
+    """See ``ModuleIndex.eager_settings``."""
+    found = {"".join(match.group(1).split()) for line in lines if "run_eagerly" in line
+             for match in _EAGER_SETTING.finditer(line)}
+    return found | {"self.run_eagerly"} if found or any("self.run_eagerly" in line
+                                                        for line in lines) else found
 
 
 def _starts_program(statement: ast.stmt) -> bool:
