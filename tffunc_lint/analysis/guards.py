@@ -106,7 +106,9 @@ class GuardReader:
         self.off_flags = off_flags
         """Tests never true while anything is traced: module flags that are never true
         (``ModuleIndex.off_flags``), not shadowed here, and the attributes that hold Keras's
-        eager setting (``ModuleIndex.eager_settings``)."""
+        eager setting (``ModuleIndex.eager_settings``), also read through a longer chain
+        (``self.params.x`` for ``params.x``)."""
+        self._settings = tuple("." + flag for flag in off_flags if "." in flag)
 
     def _qualified(self, node: ast.expr) -> Optional[str]:
         dotted = ast_dotted_name(node)
@@ -139,8 +141,7 @@ class GuardReader:
     def _untraced_term(self, test: ast.expr, value: bool) -> Condition:
         if value and (test.__class__ is ast.Name and test.id in self.off_flags
                       or test.__class__ is ast.Constant and not test.value
-                      or test.__class__ is ast.Attribute
-                      and ast_dotted_name(test) in self.off_flags):
+                      or test.__class__ is ast.Attribute and self._eager_setting(test)):
             # ``if DEBUG:`` of a flag that is never true, ``if 0:``: never runs;
             # ``if self.run_eagerly:``: runs only when Keras runs the model eagerly
             return True
@@ -149,6 +150,16 @@ class GuardReader:
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._backend_comparison(test, value)
         return NEVER
+
+    def _eager_setting(self, test: ast.Attribute) -> bool:
+        """``test`` holds Keras's eager setting: an attribute named ``run_eagerly``
+        (``self.run_eagerly``), or one the module hands Keras as the setting, read as it
+        was handed or through a longer chain (see ``off_flags``)."""
+        if test.attr == "run_eagerly":
+            return True
+        dotted = ast_dotted_name(test)
+        return dotted is not None and (dotted in self.off_flags
+                                       or any(map(dotted.endswith, self._settings)))
 
     def non_tensor_if(self, test: ast.expr, value: bool) -> bool:
         """When ``test`` evaluates to ``value``, some value it checks is certainly not a

@@ -747,11 +747,13 @@ class ModuleIndex:
     bound nowhere else (no function declares them ``global``): code under ``if DEBUG:``
     never runs as the module is written."""
     eager_settings: Set[str] = field(default_factory=set)
-    """Attributes that hold whether Keras runs a model eagerly: ``self.run_eagerly`` (the
-    model's own setting), and those the module hands to Keras as the setting
-    (``model.compile(..., run_eagerly=self.params.system.run_eagerly)``,
-    ``model.run_eagerly = config.eager``). Code under ``if self.params.system.run_eagerly:``
-    in a model's step runs only when Keras runs the model eagerly, never while it traces."""
+    """Attributes the module hands to Keras as its eager setting
+    (``model.compile(..., run_eagerly=params.system.run_eagerly)``, ``model.run_eagerly =
+    config.eager``): true only when Keras runs the model eagerly. A test of such an
+    attribute, or of one that ends in it (``self.params.system.run_eagerly``, the model's
+    copy of the same parameters), or of any attribute named ``run_eagerly`` (the model's
+    own ``self.run_eagerly``), is never true while Keras traces a step (see
+    ``guards.GuardReader``)."""
     unnamed: Tuple[Tuple[int, int], ...] = ()
     """Of a notebook: the lines (decorators included) of module-level defs and
     classes whose name its text has nowhere else, not even in a comment or a masked
@@ -2348,10 +2350,8 @@ _EAGER_SETTING = re.compile(r"run_eagerly\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_
 
 def _eager_settings(lines: Sequence[str]) -> Set[str]:
     """See ``ModuleIndex.eager_settings``."""
-    found = {"".join(match.group(1).split()) for line in lines if "run_eagerly" in line
-             for match in _EAGER_SETTING.finditer(line)}
-    return found | {"self.run_eagerly"} if found or any("self.run_eagerly" in line
-                                                        for line in lines) else found
+    return {"".join(match.group(1).split()) for line in lines if "run_eagerly" in line
+            for match in _EAGER_SETTING.finditer(line)}
 
 
 def _starts_program(statement: ast.stmt) -> bool:

@@ -48,9 +48,10 @@ class EagerOnlyCall(Rule):
     Calls inside `if tf.executing_eagerly():` (or after `if not tf.executing_eagerly():
     return ...`) are not flagged: that branch never runs while tracing, and it is the
     documented way to keep eager-only code in a function that may be traced. Nor are calls
-    under a Keras model's `self.run_eagerly`, or under the value the module hands Keras as
-    that setting (`compile(run_eagerly=self.config.eager)`, then `if self.config.eager:`
-    in a step): Keras traces the step only when it is false. Nor are calls
+    under an attribute named `run_eagerly` (a Keras model's `self.run_eagerly`), or under
+    the value the module hands Keras as that setting (`compile(run_eagerly=config.eager)`,
+    then `if self.config.eager:` in a step): Keras traces the step only when it is false.
+    Nor are calls
     under an `if` whose test an earlier `if` of the same block tested and left on every
     traced path (`if cache is not None:` ending in `return` or in
     `if not tf.executing_eagerly(): raise ...`). Code run through
