@@ -20,8 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import (KERAS_3_SINCE, narrowed, releases_before_python,
-                                  removed_apis_before)
+from .tensorflow_versions import KERAS_3_SINCE, narrowed, releases_before_python
 
 try:
     from typing import Protocol
@@ -102,11 +101,11 @@ class FileContext:
         programs importing it use, and by the Python a notebook was last run with: see
         ``tensorflow_versions``), or None when nothing says."""
         installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
+        graph = self.graph
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
-                        self.fact("removed-apis", removed_apis_before),
+                        graph.index.removed_before if graph is not None else None,
                         releases_before_python(self.kernel_python),
-                        KERAS_3_SINCE if self.graph is not None and self.graph.keras_2_only
-                        else None)
+                        KERAS_3_SINCE if graph is not None and graph.keras_2_only else None)
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

@@ -50,12 +50,6 @@ _KERAS_3_BACKEND = frozenset({
 KERAS_3_SINCE = (2, 16)
 
 
-def removed_apis_before(context) -> Optional[Version]:
-    """The earliest release that removed an API the module uses (None: none it knows);
-    a ``context.fact``: the module's index has it (``ModuleIndex.removed_before``)."""
-    return context.graph.index.removed_before if context.graph is not None else None
-
-
 #: Text without which a module calls none of the removed APIs above.
 _REMOVED_TEXT = ("mixed_precision", "backend", "save_weights")
 
