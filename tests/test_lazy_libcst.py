@@ -9,6 +9,7 @@ in a fresh interpreter, since this test process has imported LibCST long ago.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -119,3 +120,35 @@ def test_a_python_file_is_linted_without_the_notebook_reader_or_a_toml_parse(tmp
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             check=True, cwd=tmp_path).stdout
     assert output.splitlines()[-1] == "0 []"
+
+
+def test_importing_the_doors_and_every_rule_compiles_no_regular_expression():
+    """Patterns are compiled when first used (``patterns.lazy_compile``): compiling the
+    sixty-odd module-level patterns took about a fifth of the start-up every editor save
+    pays, and a run uses few of them."""
+    script = ("import re, sys\n"
+              "compiled = []\n"
+              "original = re.compile\n"
+              "def counting(*args, **kwargs):\n"
+              "    caller = sys._getframe(1).f_globals.get('__name__', '')\n"
+              "    if caller.startswith('tffunc_lint'):\n"
+              "        compiled.append((caller, args[0][:30]))\n"
+              "    return original(*args, **kwargs)\n"
+              "re.compile = counting\n"
+              "import tffunc_lint.doors.cli, tffunc_lint.doors.flake8_plugin\n"
+              "from tffunc_lint.rule import all_rules\n"
+              "all_rules()\n"
+              "print(len(compiled), compiled[:3])\n")
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True).stdout
+    assert output.splitlines()[-1] == "0 []"
+
+
+def test_a_lazy_pattern_matches_as_the_compiled_one_does():
+    from tffunc_lint.analysis.patterns import lazy_compile
+
+    pattern = lazy_compile(r"(?P<word>b+)", re.IGNORECASE)
+    assert pattern.search("aBbc").group("word") == "Bb"
+    assert [m.group() for m in pattern.finditer("b-B")] == ["b", "B"]
+    assert pattern.sub("x", "abba") == "axa"
+    assert (pattern.pattern, pattern.flags & re.IGNORECASE) == (r"(?P<word>b+)", re.IGNORECASE)

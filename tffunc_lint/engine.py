@@ -41,7 +41,8 @@ from .files import is_notebook, module_name_for
 from .finding import FileResult, Finding
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 from .analysis.ast_walk import walk_nodes
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+from .analysis.patterns import lazy_compile
+_LINE = lazy_compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def split_lines(text: str) -> List[str]:
@@ -316,7 +317,7 @@ _PREAMBLE_LINES = 5000
 #: trees of consecutive statements (:meth:`_Analysis._walk_statements`), not one tree.
 _WHOLE_TREE_CHARS = _PIECE_TARGET
 _DEFINITIONS = ("def ", "async def ", "class ", "@")
-_DETECTED = re.compile(r" \(detected at line \d+\)")
+_DETECTED = lazy_compile(r" \(detected at line \d+\)")
 #: Rules whose findings rest on every use of a function in the module (a decorator is
 #: redundant when no untraced code calls the function): not run on a module in pieces.
 _WHOLE_MODULE_RULES = frozenset({"TFF407"})
@@ -513,9 +514,9 @@ def _noqa_findings(path: str, text: str, lines: List[str], findings: List[Findin
 
 #: What only Python 2 source has: a print or exec statement, ``except E, e:``, ``xrange``,
 #: ``raw_input``, ``ur""`` strings, backquotes.
-_PYTHON_2 = re.compile(r"^[ \t]*(?:print|exec)[ \t]+[\"'\w]|^[ \t]*except[ \t]+[\w.]+[ \t]*,"
-                       r"[ \t]*\w+[ \t]*:|\bxrange[ \t]*\(|\braw_input[ \t]*\(|\bur[\"']|`\w",
-                       re.MULTILINE)
+_PYTHON_2 = lazy_compile(r"^[ \t]*(?:print|exec)[ \t]+[\"'\w]|^[ \t]*except[ \t]+[\w.]+[ \t]*,"
+                         r"[ \t]*\w+[ \t]*:|\bxrange[ \t]*\(|\braw_input[ \t]*\(|\bur[\"']|`\w",
+                         re.MULTILINE)
 
 
 def _python_2_source(path: str, text: str, error: SyntaxError) -> bool:

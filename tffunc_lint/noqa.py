@@ -15,10 +15,11 @@ import io
 import re
 import tokenize
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from .analysis.patterns import lazy_compile
 
-NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
-NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.I)
-_CODE_SEPARATOR = re.compile(r"[,\s]")
+NOQA_INLINE = lazy_compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
+NOQA_FILE = lazy_compile(r"\s*# flake8[:=]\s*noqa", re.I)
+_CODE_SEPARATOR = lazy_compile(r"[,\s]")
 
 
 def file_is_ignored(lines: Sequence[str]) -> bool:

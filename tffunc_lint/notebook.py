@@ -32,6 +32,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from .analysis.patterns import lazy_compile
 
 #: Cell magics whose body is Python (ruff's list); any other cell magic skips its cell.
 PYTHON_CELL_MAGICS = frozenset({
@@ -45,22 +46,22 @@ _BODY_AS_CELL = frozenset({"capture", "prun", "time", "timeit"})
 #: Ends every cell in the joined source; never reported on, and how a fix is split back.
 CELL_END = "# tffunc-lint: end of cell\n"
 
-_HELP = re.compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
-_ASSIGNED_MAGIC = re.compile(
+_HELP = lazy_compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
+_ASSIGNED_MAGIC = lazy_compile(
     r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*=\s*)[!%]")
-_CELL_MAGIC = re.compile(r"%%(?P<name>\w+)")
+_CELL_MAGIC = lazy_compile(r"%%(?P<name>\w+)")
 #: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
 #: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
 #: not begin an assignment or a call (``history = model.fit(``, a line that continues).
-_AUTOMAGIC = re.compile(
+_AUTOMAGIC = lazy_compile(
     r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
     r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
     r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
 #: Doctest prompts, as IPython's classic_prompt transformer strips them.
-_FIRST_PROMPT = re.compile(r">>>(?: |$)")
-_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |(?=\r?\n)|$)")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_FIRST_PROMPT = lazy_compile(r">>>(?: |$)")
+_PROMPT = lazy_compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |(?=\r?\n)|$)")
+_LINE = lazy_compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _split(text: str) -> List[str]:
@@ -223,9 +224,9 @@ def _short(error: BaseException) -> str:
 
 
 #: Kernel names of other languages (Swift for TensorFlow, R, Julia, Scala, JavaScript …).
-_OTHER_KERNEL = re.compile(r"(?:swift|ir|r|julia|scala|javascript|typescript|kotlin|java|"
-                           r"rust|go|xcpp|c\+\+|bash|sas|matlab|octave|ruby|haskell|sparkr|"
-                           r"apache_toree|deno|tslab|evcxr|gophernotes)(?:[-_ ]?[0-9.]*)$")
+_OTHER_KERNEL = lazy_compile(r"(?:swift|ir|r|julia|scala|javascript|typescript|kotlin|java|"
+                             r"rust|go|xcpp|c\+\+|bash|sas|matlab|octave|ruby|haskell|sparkr|"
+                             r"apache_toree|deno|tslab|evcxr|gophernotes)(?:[-_ ]?[0-9.]*)$")
 
 
 def _is_python(data: dict) -> bool:
@@ -321,13 +322,13 @@ _OTHER_LANGUAGE_CELL_MAGICS = frozenset({
     "latex", "markdown", "svg", "perl", "ruby", "bq", "bigquery", "sql", "gcs", "storage",
     "chart", "ml", "monitoring"})
 #: A notebook written for Datalab: it imports Datalab's library or uses its own magics.
-_DATALAB = re.compile(r"\bgoogle\.datalab\b|^\s*(?:import|from)\s+datalab\b|"
-                      r"^\s*%%?(?:bq|gcs|chart|storage)\b")
+_DATALAB = lazy_compile(r"\bgoogle\.datalab\b|^\s*(?:import|from)\s+datalab\b|"
+                        r"^\s*%%?(?:bq|gcs|chart|storage)\b")
 #: A line magic (one ``%``) at the start of a line.
-_LINE_MAGIC_FIRST = re.compile(r"%(?!%)(?P<name>\w+)")
+_LINE_MAGIC_FIRST = lazy_compile(r"%(?!%)(?P<name>\w+)")
 #: The Python running tffunc-lint, and a notebook kernel's declared language version.
 _RUNNING = "%d.%d" % sys.version_info[:2]
-_VERSION = re.compile(r"(\d+)\.(\d+)")
+_VERSION = lazy_compile(r"(\d+)\.(\d+)")
 
 
 def _newer_kernel(data: dict) -> Optional[str]:
@@ -435,8 +436,8 @@ def _logical_starts(lines: Sequence[str]) -> Optional[set]:
 # -- writing fixed cells back -----------------------------------------------------------------
 
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_WHITESPACE = lazy_compile(r"[ \t\n\r]*")
+_UNICODE_ESCAPE = lazy_compile(r"\\u([0-9a-fA-F]{4})")
 
 
 def _ensure_ascii(raw: str) -> bool:
@@ -548,7 +549,7 @@ def _source_edits(scanner: _Scanner, span: Tuple[int, int], new: str,
 # -- findings at cell positions ---------------------------------------------------------------
 
 
-_AT_LINE = re.compile(r"(?:(?<= at )|(?<=\())line (\d+)\b")
+_AT_LINE = lazy_compile(r"(?:(?<= at )|(?<=\())line (\d+)\b")
 
 
 def relocate(finding, maps: Dict[str, CellMap]):

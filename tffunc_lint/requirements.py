@@ -30,6 +30,7 @@ import os
 import re
 from types import ModuleType
 from typing import Iterator, List, NamedTuple, Optional, Tuple
+from .analysis.patterns import lazy_compile
 
 
 def toml() -> ModuleType:
@@ -46,39 +47,40 @@ Version = Tuple[int, int]
 #: (oldest supported, newest excluded); None where the declaration sets no bound.
 Bounds = Tuple[Optional[Version], Optional[Version]]
 
-_NAME = re.compile(r"^\s*tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?\s*(?:\[[^\]]*\])?"
-                   r"\s*(?P<spec>[<>=!~][^;#]*)?\s*(?:[;#].*)?$", re.IGNORECASE)
+_NAME = lazy_compile(r"^\s*tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?\s*(?:\[[^\]]*\])?"
+                     r"\s*(?P<spec>[<>=!~][^;#]*)?\s*(?:[;#].*)?$", re.IGNORECASE)
 #: A clause of a specifier. A release's pre-, post- or development suffix (PEP 440:
 #: ``2.2.0rc3``, ``2.4.0.post1``, ``2.9.0.dev0``) names the same minor release.
-_CLAUSE = re.compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:\.\d+)*)"
-                     r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
-                     r"(?:[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
-                     r"(?:\.\*)?\s*$", re.IGNORECASE)
+_CLAUSE = lazy_compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:\.\d+)*)"
+                       r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
+                       r"(?:[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
+                       r"(?:\.\*)?\s*$", re.IGNORECASE)
 _ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
 #: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
 #: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
-_IMAGE = re.compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
+_IMAGE = lazy_compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
 #: Where an image counts: a line that starts building or running it (``FROM``, ``docker
 #: run``, a list item ``- docker image …``, the image alone) or passes it on (``--image``,
 #: compose's ``image:``), not one quoting it in a sentence.
-_RUNS_IMAGE = re.compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:FROM\b|"
-                         r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|"
-                         r"--image[ \t=]+`?[\w./-]*tensorflow", re.IGNORECASE)
-_PIN = re.compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
-                  r"(?![\d*])", re.IGNORECASE)
+_RUNS_IMAGE = lazy_compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:FROM\b|"
+                           r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|"
+                           r"--image[ \t=]+`?[\w./-]*tensorflow", re.IGNORECASE)
+_PIN = lazy_compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
+                    r"(?![\d*])", re.IGNORECASE)
 #: Where a pin counts: a line that starts installing (``RUN pip install``, ``$ conda
 #: install``, ``- pip install`` in a list, after ``&&``), or one that is nothing but the
 #: requirement (an item of a conda environment or of a README's list). A pin quoted in a
 #: sentence may be anyone's: this project's own README quotes some.
-_INSTALLS = re.compile(r"(?:^[ \t]*(?:RUN\b)?|&&|;)[ \t]*(?:[-*+>$!][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?"
-                       r"(?:python3?[ \t]+-m[ \t]+)?(?:pip3?|conda|mamba)[ \t]+install\b")
-_REQUIREMENT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$",
-                               re.IGNORECASE)
+_INSTALLS = lazy_compile(r"(?:^[ \t]*(?:RUN\b)?|&&|;)[ \t]*(?:[-*+>$!][ \t]*)*`?[ \t]*"
+                         r"(?:sudo[ \t]+)?(?:python3?[ \t]+-m[ \t]+)?"
+                         r"(?:pip3?|conda|mamba)[ \t]+install\b")
+_REQUIREMENT_LINE = lazy_compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?`?tensorflow[\w-]*[ \t]*=[^ \t]*`?[ \t]*$", re.IGNORECASE)
 #: An item of a list that names TensorFlow and its version, and nothing else (a README's
 #: requirements: ``- TensorFlow 2.4``, ``* tensorflow >= 2.3``, ``- Tensorflow (version
 #: 2.0+)``, ``* tensorflow 2.0 or above``, the same in Korean or Chinese, ``- Tensorflow 2.3
 #: or PyTorch 1.6`` for a project of both).
-_LISTED = re.compile(
+_LISTED = lazy_compile(
     r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+[`*_]*tensorflow(?:[-_](?:gpu|cpu))?[`*_]*[ \t]*(?::[ \t]*)?"
     r"(?:\([ \t]*)?(?:version[ \t]*|v(?=\d))?(?P<op>==|[<>~]=?)?[ \t]*"
     r"(?P<version>\d+(?:\.\d+)*(?P<any>\.[xX*])?)[ \t]*"
@@ -87,10 +89,10 @@ _LISTED = re.compile(
     re.IGNORECASE)
 #: A file's own install: ``!pip install`` in a notebook (a comment in the converted
 #: source), the same comment in a script; what follows ``#`` is read as ``_INSTALLS``.
-_COMMENTED_INSTALL = re.compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
+_COMMENTED_INSTALL = lazy_compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
 #: Where a project says how to run it (``_RUN_NOTES_READ``: read up to this many characters).
-_RUN_NOTES = re.compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
-                        r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
+_RUN_NOTES = lazy_compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
+                          r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
 _RUN_NOTES_READ = 200_000
 
 
@@ -356,11 +358,11 @@ def installed_in(text: str) -> Optional[str]:
 
 #: What pip reads after a requirement on its line: options (``--hash=sha256:…``) and the
 #: backslash that continues the line.
-_LINE_OPTIONS = re.compile(r"\s+--\S.*$|\s*\\\s*$")
+_LINE_OPTIONS = lazy_compile(r"\s+--\S.*$|\s*\\\s*$")
 
 
 #: A Poetry constraint: ``^2.4``, ``~2.1.0``, ``2.4.*``, a bare version, or PEP 440 clauses.
-_POETRY = re.compile(r"^\s*(?P<op>\^|~(?!=))?\s*(?P<version>\d+(?:\.\d+)*)\s*$")
+_POETRY = lazy_compile(r"^\s*(?P<op>\^|~(?!=))?\s*(?P<version>\d+(?:\.\d+)*)\s*$")
 
 
 def _poetry_specs(tool: object) -> Iterator[str]:

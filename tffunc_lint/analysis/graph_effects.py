@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 from .names import ast_dotted_name, function_local_names
 from .tensor_taint import is_operation
 from .ast_walk import child_nodes, walk_nodes
+from .patterns import lazy_compile
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -42,7 +43,7 @@ UPDATE_METHODS = frozenset({
 })
 _CREATION_METHODS = frozenset({"add_weight", "add_variable", "get_variable"})
 #: Attribute names that say they hold a layer or model (``self.layer`` of a Keras wrapper).
-_LAYER_NAME = re.compile(
+_LAYER_NAME = lazy_compile(
     r"(?:^|_)(?:layers?|model|net(?:work)?|encoder|decoder|dense|conv\w*|embeddings?|"
     r"block|cell|mlp|backbone)$", re.IGNORECASE)
 _STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim", "name"})

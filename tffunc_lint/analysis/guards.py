@@ -30,6 +30,7 @@ from typing import (AbstractSet, Callable, Dict, FrozenSet, List, Optional, Sequ
 
 from .names import ast_dotted_name
 from .ast_walk import child_nodes
+from .patterns import lazy_compile
 
 #: A predicate's polarity: EAGER — its result being true means nothing is traced;
 #: GRAPH — its result being false means nothing is traced.
@@ -428,7 +429,7 @@ def negative_index_targets(test: ast.expr) -> FrozenSet[str]:
     return frozenset()
 
 
-_BUILT_FLAG = re.compile(r"built|initiali[sz]ed", re.IGNORECASE)
+_BUILT_FLAG = lazy_compile(r"built|initiali[sz]ed", re.IGNORECASE)
 
 
 def lazy_guard(test: ast.expr) -> bool:

@@ -28,7 +28,7 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTup
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
                     function_body_names, function_local_names)
-from .patterns import words
+from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import walk_nodes
 from .tensorflow_versions import removed_before
@@ -101,7 +101,7 @@ _DATASET_FACTORIES = (
 )
 DATASET, MANY = "dataset", "datasets"
 #: A name that reads as a dataset (``train_ds``, ``dataset``), where ``dataset_names`` holds.
-DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
+DATASET_NAME = lazy_compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 #: Other libraries' datasets, whose ``.map`` is not tf.data's.
 _OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata")
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
@@ -119,18 +119,19 @@ _KERAS_EXPORTS = frozenset({"save", "export"})
 _KERAS_RUNS_AND_EXPORTS = KERAS_RUNS | _KERAS_EXPORTS
 _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 #: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
-RUN_EAGERLY = re.compile(words(["run_eagerly"]) + r"\s*=\s*True\b")
+_RUN_EAGERLY = words(["run_eagerly"]) + r"\s*=\s*True\b"
+RUN_EAGERLY = lazy_compile(_RUN_EAGERLY)
 #: Keras's ``fit``, called by a class's own: ``super().fit(...)``, ``keras.Model.fit(self,
 #: ...)``.
-_KERAS_FIT = re.compile(r"\bsuper\s*\([^)]*\)\s*\.\s*fit\s*\(|\.fit\s*\(\s*self\b")
-_EAGER_CLASS = re.compile(words(["dynamic"]) + r"\s*=\s*True|" + RUN_EAGERLY.pattern)
+_KERAS_FIT = lazy_compile(r"\bsuper\s*\([^)]*\)\s*\.\s*fit\s*\(|\.fit\s*\(\s*self\b")
+_EAGER_CLASS = lazy_compile(words(["dynamic"]) + r"\s*=\s*True|" + _RUN_EAGERLY)
 #: ``tf.config.run_functions_eagerly(True)``: tf.function off for the whole process. In a
 #: class's constructor (a bridge to host code that needs values), Keras runs the instance's
 #: methods eagerly; left in a script, TFF406 reports it. Starts with a literal, so the regex
 #: engine can skip ahead (a leading lookbehind made this search 25 times slower).
-EAGER_SWITCH_ON = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
+EAGER_SWITCH_ON = lazy_compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?True\b")
 #: ``tf.config.run_functions_eagerly(...)`` with anything but ``True``: turned off again.
-EAGER_SWITCH_OFF = re.compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?(?!True\b)\S")
+EAGER_SWITCH_OFF = lazy_compile(r"run_functions_eagerly\s*\(\s*(?:run_eagerly\s*=\s*)?(?!True\b)\S")
 #: The switch, as the names resolve, and its deprecated spelling.
 EAGER_SWITCH = "tensorflow.config.run_functions_eagerly"
 EAGER_SWITCHES = frozenset({EAGER_SWITCH, "tensorflow.config.experimental_run_functions_eagerly"})
@@ -158,7 +159,7 @@ _TF1_ONLY = frozenset({
     "tensorflow.placeholder", "tensorflow.ConfigProto", "tensorflow.disable_v2_behavior",
     "tensorflow.disable_eager_execution",
 })
-_TF1_TEXT = re.compile(
+_TF1_TEXT = lazy_compile(
     r"\b(?:enable_eager_execution|Session|placeholder|ConfigProto|contrib|disable_v2_behavior"
     r"|disable_eager_execution)\b")
 
@@ -252,7 +253,7 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
 
 _TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
 #: A call of a ``Dataset`` method that takes a function, as ``may_trace`` finds one.
-_DATASET_CALL = re.compile(r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS))
+_DATASET_CALL = lazy_compile(r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS))
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
 #: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
@@ -262,7 +263,7 @@ _RUNS_ELSEWHERE = frozenset({
 #: A call that runs the builder handed to it once and caches what it returns:
 #: ``tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)``, or any
 #: function whose name says it gets or creates (``_get_or_create_slot(key, make)``).
-_ONCE_CALLEE = re.compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECASE)
+_ONCE_CALLEE = lazy_compile(r"(?:^|[._])get_or_(?:create|make|build)", re.IGNORECASE)
 ONCE = ("once",)
 
 
@@ -875,7 +876,7 @@ class ModuleIndex:
 #: A program that runs tests (``tf.test.main()``, ``unittest.main()``, ``absltest``):
 #: the runner finds its test classes and functions by their names, which its code need not
 #: write.
-_RUNS_TESTS = re.compile(r"\b(?:unittest|absltest|pytest|test)\.main\s*\(|\bTestCase\b")
+_RUNS_TESTS = lazy_compile(r"\b(?:unittest|absltest|pytest|test)\.main\s*\(|\bTestCase\b")
 
 
 #: The holder (``ModuleIndex.class_users``) of the lines of a module's main guard.
@@ -2114,7 +2115,7 @@ def char_column(node: ast.AST, lines: Sequence[str]) -> int:
 
 
 #: After a name: the undecorated function (``tf.autograph.to_code(f.python_function)``).
-_PYTHON_FUNCTION = re.compile(r"\s*\.\s*python_function\b")
+_PYTHON_FUNCTION = lazy_compile(r"\s*\.\s*python_function\b")
 
 
 def _unnamed(tree: ast.Module, module_text: _Text, script: bool = False
@@ -2157,11 +2158,11 @@ def may_be_project_module(target: str) -> bool:
 
 #: Text of code that may look a module's names up as it runs (``globals()[name]``), each a
 #: word of its own: ``reset_debug_vars()`` and ``model.eval()`` look nothing up.
-_NAME_LOOKUP = re.compile(r"\b(?:globals|locals)\b|(?<![\w.])(?:vars|eval|exec)\s*\(|"
-                          r"__subclasses__|\bsys\.modules\b|__dict__")
+_NAME_LOOKUP = lazy_compile(r"\b(?:globals|locals)\b|(?<![\w.])(?:vars|eval|exec)\s*\(|"
+                            r"__subclasses__|\bsys\.modules\b|__dict__")
 #: Where such a lookup may start: searched first, since a pattern that starts with a
 #: lookbehind is tried at every position (ten times slower on a module).
-_LOOKUP_WORDS = re.compile(r"globals|locals|vars|eval|exec|__subclasses__|sys\.modules|__dict__")
+_LOOKUP_WORDS = lazy_compile(r"globals|locals|vars|eval|exec|__subclasses__|sys\.modules|__dict__")
 
 
 def _looks_names_up(text: str) -> bool:
@@ -2243,7 +2244,7 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
 
 
 #: A line that is a comment (commented-out code), matched where the line starts.
-_COMMENT_LINE = re.compile(r"[ \t]*#")
+_COMMENT_LINE = lazy_compile(r"[ \t]*#")
 
 
 def _star_names(tree: ast.Module, lines: Sequence[str]) -> Optional[FrozenSet[str]]:
@@ -2345,7 +2346,7 @@ def _off_flags(tree: ast.Module, lines: Sequence[str]) -> Set[str]:
 #: The value handed to Keras as its eager setting: ``run_eagerly=a.b`` in a call,
 #: ``x.run_eagerly = a.b``; an attribute, not a plain name (a parameter's name means
 #: nothing in another function).
-_EAGER_SETTING = re.compile(r"run_eagerly\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)+)")
+_EAGER_SETTING = lazy_compile(r"run_eagerly\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)+)")
 
 
 def _eager_settings(lines: Sequence[str]) -> Set[str]:

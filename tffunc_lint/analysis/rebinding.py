@@ -41,6 +41,7 @@ from .scoped_state import set_around_a_call
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
 from .ast_walk import child_nodes, walk_nodes
+from .patterns import lazy_compile
 
 
 def _scope_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -56,7 +57,7 @@ _DEFERRED = (*_SCOPES, *_LOOPS, ast.ListComp, ast.SetComp, ast.DictComp, ast.Gen
 _TF_VARIABLE = "tensorflow.Variable"
 _TF_GRADIENT_TAPE = "tensorflow.GradientTape"
 _TF_FUNCTION = "tensorflow.function"
-_GLOBAL = re.compile(r"^[ \t]*global[ \t]", re.MULTILINE)
+_GLOBAL = lazy_compile(r"^[ \t]*global[ \t]", re.MULTILINE)
 _WRAPPERS = frozenset({"tensorflow.function", "functools.partial"})
 _RUNS_NOW = frozenset({"tensorflow.saved_model.save", "tensorflow.keras.models.save_model",
                        "keras.models.save_model", "keras.saving.save_model", "timeit.timeit",
@@ -994,7 +995,7 @@ def _declared(function: ast.AST, kind) -> FrozenSet[str]:
 SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__", "build",
                            "setUp", "load_assets", "load_own_variables", "build_from_config",
                            "compile_from_config"})
-_BUILDER = re.compile(r"_*build")
+_BUILDER = lazy_compile(r"_*build")
 #: How many calls deep set-up is followed from the set-up methods.
 _SETUP_DEPTH = 4
 _TF_PREFIXES = ("tensorflow.", "keras.")

@@ -9,15 +9,15 @@ mention them. A subtree whose lines mention none of the names is skipped.
 from __future__ import annotations
 
 import ast
-import re
 from bisect import bisect_left
 from typing import Iterable, List
 
 from .module_index import TF_FUNCTION
+from .patterns import lazy_compile
 
 
 _FIND_WORDS = 32
-_IDENTIFIER = re.compile(r"\w+")
+_IDENTIFIER = lazy_compile(r"\w+")
 
 
 def _is_word_char(text: str, index: int) -> bool:

@@ -51,6 +51,7 @@ from .module_index import iter_statements
 from .names import ast_dotted_name, own_nodes
 from .tensor_taint import WHAT_IT_IS, is_operation
 from .ast_walk import child_nodes, walk_nodes
+from .patterns import lazy_compile
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -59,7 +60,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 #: Stands for "directly in a class body" where a function is expected.
 _CLASS_BODY = ast.Module(body=[], type_ignores=[])
 _SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
-_TRACE_COUNTER = re.compile(r"trac(?:e|es|ed|ing)", re.IGNORECASE)
+_TRACE_COUNTER = lazy_compile(r"trac(?:e|es|ed|ing)", re.IGNORECASE)
 
 #: (line, column) of an access, and the statement it belongs to.
 Access = Tuple[int, int, ast.stmt]
@@ -605,7 +606,7 @@ class StateUse:
 
 
 #: ``super()`` or ``super(Class, self)`` right before a ``.name`` found in the text.
-_SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)\s*\Z")
+_SUPER_CALL = lazy_compile(r"\bsuper\s*\([^()]*\)\s*\Z")
 
 
 def _parents(node: ast.AST) -> Dict[int, ast.AST]:

@@ -26,8 +26,9 @@ from typing import Sequence
 from .lazy_libcst import cst
 
 from .names import ast_dotted_name, dotted_name
+from .patterns import lazy_compile
 
-_TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest)\.pyi?$")
+_TEST_FILE = lazy_compile(r"^(?:test_.*|.*_test|conftest)\.pyi?$")
 
 
 def is_test_path(path: str) -> bool:

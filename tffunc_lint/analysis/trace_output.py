@@ -23,6 +23,7 @@ from .lazy_libcst import cst
 
 from .tensor_taint import is_tainted
 from .ast_walk import walk_nodes
+from .patterns import lazy_compile
 
 if TYPE_CHECKING:  # pragma: no cover
     from .file_context import FileContext
@@ -31,16 +32,16 @@ if TYPE_CHECKING:  # pragma: no cover
 _TEXT_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 _TEXT_METHODS = frozenset({"format", "join", "format_map"})
 #: Words of a message's label that name a static property of what it prints.
-_STATIC_LABEL = re.compile(r"\b(?:shapes?|dtypes?)\b", re.IGNORECASE)
+_STATIC_LABEL = lazy_compile(r"\b(?:shapes?|dtypes?)\b", re.IGNORECASE)
 #: Words of a message that announces tracing: "Tracing with", "traced", "retracing", the
 #: words the translated guides use ("追踪", "跟踪", "トレース"), "compiling" (what many call
 #: a tf.function's trace), and messages that say the Python code is what runs ("The
 #: function is running in Python"). Not "Python side effect": the guides print that to
 #: show a side effect that does not repeat.
-_TRACING = re.compile(r"trac(?:e|es|ed|ing)\b|compil(?:e|es|ed|ing)\b|追踪|跟踪|トレース|"
-                      r"(?:runs?|running|executes?|executing|executed) (?:in|as) python\b|"
-                      r"python (?:runs|is running|executes|is executing)\b",
-                      re.IGNORECASE)
+_TRACING = lazy_compile(r"trac(?:e|es|ed|ing)\b|compil(?:e|es|ed|ing)\b|追踪|跟踪|トレース|"
+                        r"(?:runs?|running|executes?|executing|executed) (?:in|as) python\b|"
+                        r"python (?:runs|is running|executes|is executing)\b",
+                        re.IGNORECASE)
 
 
 def shows_tensor_value(context: "FileContext", node: cst.BaseExpression) -> bool:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import descendants
 from ..analysis.loop_kind import in_graph_loop
-from ..analysis.patterns import words
+from ..analysis.patterns import words, lazy_compile
 from ..analysis.trace_output import (announces_tracing, labelled_static, plain_message,
                                      shows_tensor_value, traced_once_by_design,
                                      under_static_check)
@@ -106,7 +105,7 @@ class PrintInTfFunction(Rule):
     name = "print-in-tf-function"
     message = ("print() shows a symbolic tensor (Tensor(\"...\")) once, while TensorFlow "
                "traces the function, not its value on every call; use tf.print()")
-    triggers = (re.compile(words(["print"], [r"[\w.]"]) + r"\s*\("),)
+    triggers = (lazy_compile(words(["print"], [r"[\w.]"]) + r"\s*\("),)
 
     unsafe_fixable = True
 

@@ -14,6 +14,7 @@ from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.state_use import MUTATORS, StateUse
 from ..rule import Rule
 from ..analysis.ast_walk import child_nodes
+from ..analysis.patterns import lazy_compile
 
 #: Methods that change a list, dict, set or deque in place.
 _MUTATORS = MUTATORS
@@ -68,15 +69,15 @@ def _string_key(node: cst.Subscript) -> bool:
 
 _BASE = r"(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)"
 _MUTATION_PATTERNS = (
-    re.compile(_BASE + r"(?:\[[^\n]*\])?\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
+    lazy_compile(_BASE + r"(?:\[[^\n]*\])?\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("),
     # ``x[k] = v``, ``self.cache[k] += v``, ``del x[k]`` as statements.
-    re.compile(r"^[ \t]*" + _BASE + r"\s*\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)",
-               re.MULTILINE),
-    re.compile(r"^[ \t]*del\b[^\n]*?" + _BASE + r"\s*\[", re.MULTILINE),
+    lazy_compile(r"^[ \t]*" + _BASE + r"\s*\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)",
+                 re.MULTILINE),
+    lazy_compile(r"^[ \t]*del\b[^\n]*?" + _BASE + r"\s*\[", re.MULTILINE),
 )
 #: What every mutation pattern needs; a cheap scan before the patterns that name the base.
-_ANY_MUTATION = re.compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("
-                           r"|\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|\bdel\b")
+_ANY_MUTATION = lazy_compile(r"\.\s*(?:" + "|".join(sorted(_MUTATORS)) + r")\s*\("
+                             r"|\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|\bdel\b")
 
 
 def _mutated_bases(text: str) -> Set[str]:

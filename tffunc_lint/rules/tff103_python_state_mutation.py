@@ -13,7 +13,7 @@ from ..analysis.container_provenance import (Provenance, module_scopes, origin,
 from ..analysis.graph_effects import GraphEffects, Operation
 from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
-from ..analysis.patterns import words
+from ..analysis.patterns import words, lazy_compile
 from ..analysis.scoped_state import restored_on_exit
 from ..analysis.state_use import StateUse
 from ..analysis.tensor_taint import literal, static_value
@@ -26,10 +26,10 @@ _SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate
 
 
 #: A statement whose target is ``name.attr`` (possibly among a tuple's targets).
-_ATTRIBUTE_TARGETS = re.compile(
+_ATTRIBUTE_TARGETS = lazy_compile(
     r"^[ \t]*[(\[]?(?:[\w.]+\s*,\s*)*\w+\s*\.\s*\w+\s*(?:,\s*[\w.]+\s*)*[)\]]?\s*"
     r"(?::[^=\n]+)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE)
-_ATTRIBUTE_BASE = re.compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
+_ATTRIBUTE_BASE = lazy_compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
 #: Conversions that return their argument itself when it already has the type asked for.
@@ -254,7 +254,7 @@ class PythonStateMutation(Rule):
                "tf.Variable, return the value, or move one-time set-up into "
                "`with tf.init_scope():`")
 
-    triggers = (re.compile(words(["global", "nonlocal"]) + r"\b"), _ATTRIBUTE_TARGETS)
+    triggers = (lazy_compile(words(["global", "nonlocal"]) + r"\b"), _ATTRIBUTE_TARGETS)
 
     @classmethod
     def triggers_for(cls, context):

@@ -10,7 +10,7 @@ from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.guarded_code import in_eager_branch
 from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
-from ..analysis.patterns import words
+from ..analysis.patterns import words, lazy_compile
 from ..rule import Rule
 from ..analysis.ast_walk import walk_nodes
 
@@ -185,7 +185,7 @@ class PythonRandomnessOrClock(Rule):
     name = "python-randomness-or-clock"
     message = ("Python randomness runs only while tf.function traces: the value is frozen into "
                f"the graph; {_RANDOM_FIX}")
-    triggers = (re.compile(
+    triggers = (lazy_compile(
         words(["random", "time", "datetime", "date", "uuid", "os", "secrets"],
               [r"\w", r"tf\.", r"tensorflow\."]) + r"\s*\.\s*\w+\s*\(|"
         + words(["now", "utcnow", "today", "default_rng", "RandomState", "Random",
@@ -279,7 +279,7 @@ class PythonRandomnessOrClock(Rule):
         return frozenset(found)
 
 
-_SEED = re.compile(r"seed", re.IGNORECASE)
+_SEED = lazy_compile(r"seed", re.IGNORECASE)
 
 
 def _seed_or_constant(node: cst.Call, ancestors, resolve) -> bool:

@@ -11,7 +11,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.module_index import iter_statements
 from ..analysis.loop_kind import in_graph_loop
 from ..analysis.names import ast_dotted_name, dotted_name
-from ..analysis.patterns import words
+from ..analysis.patterns import words, lazy_compile
 from ..analysis.trace_output import (announces_tracing, labelled_static, shows_tensor_value,
                                      traced_once_by_design, under_static_check)
 from ..rule import Rule
@@ -155,9 +155,9 @@ class PythonIoSideEffect(Rule):
     code = "TFF105"
     name = "python-io-side-effect"
     message = f"Python I/O runs only while tf.function traces, not on every call; {_FIX}"
-    triggers = (re.compile(words(["open", "input", "system", "popen"]) + r"\s*\(|"
-                           + words(["logging", "stdout", "stderr"]) + r"\s*\.|subprocess|"
-                           r"get_logger|getLogger"),)
+    triggers = (lazy_compile(words(["open", "input", "system", "popen"]) + r"\s*\(|"
+                             + words(["logging", "stdout", "stderr"]) + r"\s*\.|subprocess|"
+                             r"get_logger|getLogger"),)
 
     @classmethod
     def triggers_for(cls, context):

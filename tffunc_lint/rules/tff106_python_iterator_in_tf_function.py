@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Dict, FrozenSet
 
 from ..analysis.lazy_libcst import cst
@@ -11,6 +10,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.call_sites import call_sites
 from ..rule import Rule
 from ..analysis.ast_walk import child_nodes
+from ..analysis.patterns import lazy_compile
 
 
 class PythonIteratorInTfFunction(Rule):
@@ -69,7 +69,7 @@ class PythonIteratorInTfFunction(Rule):
     name = "python-iterator-in-tf-function"
     message = ("a Python iterator advances only while tracing, so every call gets the same "
                "elements; use a tf.data iterator (iter(tf.data.Dataset...)) or pass tensors")
-    triggers = (re.compile(r"\bnext\s*\(|\bfor\b"),)
+    triggers = (lazy_compile(r"\bnext\s*\(|\bfor\b"),)
 
     @classmethod
     def triggers_for(cls, context):

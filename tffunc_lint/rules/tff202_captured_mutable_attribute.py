@@ -11,6 +11,7 @@ from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
                                   attribute_rebinding, changes_attribute, is_setup_method)
 from ..analysis.state_use import StateUse
 from ..rule import Rule
+from ..analysis.patterns import lazy_compile
 
 #: Where an attribute is written, not read.
 _TARGETS = NodeTypes("AssignTarget", "AugAssign", "AnnAssign", "Del", "For", "AsName")
@@ -19,7 +20,7 @@ _STATEMENTS = NodeTypes("BaseSmallStatement", "BaseCompoundStatement")
 
 
 #: The reason graph context gives a Keras step method.
-_KERAS_STEP = re.compile(r"Keras \w+\.(?:train_step|test_step|predict_step)\(\)")
+_KERAS_STEP = lazy_compile(r"Keras \w+\.(?:train_step|test_step|predict_step)\(\)")
 _SET_UP_OR_COMPILE = frozenset({"compile", "__init__", "build"})
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.tensor_taint import is_tainted
 from ..rule import Rule
+from ..analysis.patterns import lazy_compile
 
 
 class EagerOnlyCall(Rule):
@@ -75,7 +75,7 @@ class EagerOnlyCall(Rule):
     message = (".numpy() fails while tf.function traces (tensors have no value in a graph); "
                "use the tensor and TensorFlow ops directly, or guard eager-only code with "
                "`if tf.executing_eagerly():`")
-    triggers = (re.compile(r"\.\s*(?:numpy|item)\s*\(\s*\)"),)
+    triggers = (lazy_compile(r"\.\s*(?:numpy|item)\s*\(\s*\)"),)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -10,7 +10,7 @@ from ..analysis.lazy_libcst import cst
 from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
-from ..analysis.patterns import words
+from ..analysis.patterns import words, lazy_compile
 from ..analysis.tensorflow_versions import keras_2_only
 from ..rule import Rule
 
@@ -117,8 +117,8 @@ class VariableCreatedInTfFunction(Rule):
                "supports singleton variables); create it once outside, e.g. in __init__, or "
                "guard it with `if self.v is None:`")
 
-    triggers = (re.compile(words(["Variable"]) + r"\s*\(|"
-                           + words(["layers", "optimizers"]) + r"\.[A-Z]"),)
+    triggers = (lazy_compile(words(["Variable"]) + r"\s*\(|"
+                             + words(["layers", "optimizers"]) + r"\.[A-Z]"),)
 
     @classmethod
     def triggers_for(cls, context):

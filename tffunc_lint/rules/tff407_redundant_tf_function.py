@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -15,6 +14,7 @@ from ..analysis.names import ast_dotted_name
 from ..analysis.test_code import is_test_class, is_test_function
 from ..rule import Rule, Scope
 from ..analysis.ast_walk import child_nodes, walk_nodes
+from ..analysis.patterns import lazy_compile
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: Fields that hold statements (or the handlers and cases that hold them).
@@ -196,7 +196,7 @@ def _called_eagerly(index, cls) -> bool:
 
 
 #: What only a tf.function object has: code that asks the method for it needs the decorator.
-_TF_FUNCTION_API = re.compile(
+_TF_FUNCTION_API = lazy_compile(
     r"\.\s*(\w+)\s*\.\s*(?:get_concrete_function|python_function|"
     r"experimental_get_tracing_count|pretty_printed_concrete_signatures|input_signature|"
     r"function_spec|experimental_get_compiler_ir)\b")

@@ -12,9 +12,10 @@ from ..analysis.container_provenance import Provenance, module_scopes, origin, v
 from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops
 from ..analysis.names import assigned_names, dotted_name
 from ..rule import Rule
+from ..analysis.patterns import lazy_compile
 
-_LOOP_HEADER = re.compile(r"^[ \t]*(?:for|while)\b", re.MULTILINE)
-_APPEND = re.compile(r"\.\s*(?:append|extend|insert)\s*\(")
+_LOOP_HEADER = lazy_compile(r"^[ \t]*(?:for|while)\b", re.MULTILINE)
+_APPEND = lazy_compile(r"\.\s*(?:append|extend|insert)\s*\(")
 
 
 def _append_after_loop(text: str) -> bool:
