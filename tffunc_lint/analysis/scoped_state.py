@@ -15,9 +15,10 @@ nothing is left behind for later calls or for code outside the trace.
 
 :func:`restored_on_exit` recognises the two spellings: a generator that assigns the target
 both before and after a ``yield`` (or in a ``finally`` around it), and an ``__enter__``
-whose class's ``__exit__`` assigns the target too; and, in straight-line code, a value kept
-in a local, the target set, a call, and the target set back from the local
-(``_saved_and_restored``). :func:`set_around_a_call` finds the
+whose class's ``__exit__`` assigns the target too; and, within one block of statements (the
+function's, or a branch's), a value kept in a local, the target set, a call, and the
+target set back from the local, where every assignment of the target lies between such a
+save and its restore (``_saved_and_restored``). :func:`set_around_a_call` finds the
 same shape around one call in a ``__call__``: a flag set, the call, the flag set back.
 """
 
@@ -42,7 +43,7 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     yields = [node.lineno for node in own_nodes(function.body)
               if isinstance(node, (ast.Yield, ast.YieldFrom))]
     stores = _stores(function.body, target)
-    if stores and _saved_and_restored(function.body, target):
+    if stores and _all_within(stores, _saved_and_restored(function.body, target)):
         return True
     for node in own_nodes(function.body):
         if isinstance(node, ast.Try) and node.finalbody:
@@ -60,28 +61,61 @@ def restored_on_exit(tree: Optional[ast.Module], function: ast.AST, target: str)
     return exit_method is not None and bool(_stores(exit_method.body, target))
 
 
-def _saved_and_restored(body: Sequence[ast.stmt], target: str) -> bool:
-    """``body`` keeps the old value in a local, sets the target, calls something, and sets
-    the target back from that local, all in its own statements (tfimm's weight-standardised
-    convolution: ``orig = self.kernel``, ``self.kernel = standardised``,
-    ``x = super().call(x)``, ``self.kernel = orig``)."""
-    saved: Set[str] = set()
-    changed = False
-    for statement in body:
-        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            if changed and any(isinstance(n, ast.Call) for n in walk_nodes(statement)):
+def _saved_and_restored(body: Sequence[ast.stmt], target: str) -> List[Tuple[int, int]]:
+    """The spans (first line set, line set back) over which a block of ``body``, the
+    function's own or one nested in it (an ``if``'s, a loop's), keeps the old value in a
+    local, sets the target, calls something, and sets the target back from that local,
+    all in its own statements (tfimm's weight-standardised convolution: ``orig =
+    self.kernel``, ``self.kernel = standardised``, ``x = super().call(x)``, ``self.kernel
+    = orig``; a layer that swaps its parameters for one branch of ``call`` and swaps them
+    back before it returns)."""
+    spans: List[Tuple[int, int]] = []
+    for block in _blocks(body):
+        saved: Set[str] = set()
+        changed: object = False
+        first = 0
+        for statement in block:
+            if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                if changed and any(isinstance(n, ast.Call) for n in walk_nodes(statement)):
+                    changed = "called"
+                continue
+            left, value = statement.targets[0], statement.value
+            if isinstance(left, ast.Name) and ast_dotted_name(value) == target:
+                saved.add(left.id)
+            elif ast_dotted_name(left) == target:
+                if isinstance(value, ast.Name) and value.id in saved and changed == "called":
+                    spans.append((first, statement.lineno))
+                    changed = False
+                elif saved and not changed:
+                    changed, first = True, statement.lineno
+            elif changed and any(isinstance(n, ast.Call) for n in walk_nodes(value)):
                 changed = "called"
-            continue
-        left, value = statement.targets[0], statement.value
-        if isinstance(left, ast.Name) and ast_dotted_name(value) == target:
-            saved.add(left.id)
-        elif ast_dotted_name(left) == target:
-            if isinstance(value, ast.Name) and value.id in saved and changed == "called":
-                return True
-            changed = changed or bool(saved)
-        elif changed and any(isinstance(n, ast.Call) for n in walk_nodes(value)):
-            changed = "called"
-    return False
+    return spans
+
+
+def _blocks(body: Sequence[ast.stmt]) -> Iterable[Sequence[ast.stmt]]:
+    """``body`` and every statement list nested in it, functions and classes aside."""
+    todo = [body]
+    while todo:
+        block = todo.pop()
+        yield block
+        for statement in block:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                nested = getattr(statement, name, None)
+                if isinstance(nested, list) and nested and isinstance(nested[0], ast.stmt):
+                    todo.append(nested)
+            for handler in getattr(statement, "handlers", ()):
+                todo.append(handler.body)
+            for case in getattr(statement, "cases", ()):
+                todo.append(case.body)
+
+
+def _all_within(lines: Sequence[int], spans: Sequence[Tuple[int, int]]) -> bool:
+    """Every line lies in one of the spans (both ends included)."""
+    return bool(spans) and all(any(first <= line <= last for first, last in spans)
+                               for line in lines)
 
 
 def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
