@@ -90,6 +90,11 @@ def test_a_predicate_may_delegate():
     ('getattr(self, "cache", None) is None', {"self.cache"}),
     ("not cache[0]", {"cache"}),
     ("TABLE is None or force", {"TABLE"}),
+    ("len(self.experts) == 0", {"self.experts"}),
+    ("not len(self.experts)", {"self.experts"}),
+    ("len(self.experts) < 1", {"self.experts"}),
+    ("len(self.experts) > 0", set()),
+    ("len(self.experts) == 3", set()),
     ("self.table is not None", set()),
     ("self.training", set()),
 ])

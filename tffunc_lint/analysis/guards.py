@@ -356,6 +356,18 @@ def _attribute_test(node: ast.expr) -> Optional[str]:
     return None
 
 
+def _counted(node: ast.expr) -> Optional[str]:
+    """``len(x)`` → ``"x"`` (as ``_tested`` spells it)."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "len" and len(node.args) == 1 and not node.keywords):
+        return _tested(node.args[0])
+    return None
+
+
+#: ``len(x) == 0``, ``len(x) <= 0``, ``len(x) < 1``: the container is empty.
+_EMPTY_SIZES = frozenset({(0, ast.Eq), (0, ast.LtE), (1, ast.Lt)})
+
+
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -363,8 +375,9 @@ def _is_none(node: ast.expr) -> bool:
 def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
     """What ``test`` being true finds not yet set up, as dotted names (``self.x``, ``x``):
     ``x is None``, ``x == None``, ``not x``, ``not hasattr(self, "x")``,
-    ``getattr(self, "x", None) is None``, ``key not in x`` (an entry of ``x``), and
-    ``and``/``or`` combinations holding one.
+    ``getattr(self, "x", None) is None``, ``key not in x`` (an entry of ``x``), ``len(x)
+    == 0`` (``not len(x)``, ``len(x) < 1``: ``not x`` for a container), and ``and``/``or``
+    combinations holding one.
     Empty when it is no such test.
 
     For ``or``, the names of any branch count (the guarded code sets one of them up);
@@ -380,8 +393,13 @@ def init_targets(test: ast.expr, certain: bool = False) -> FrozenSet[str]:
         name = _attribute_test(test.left) or _tested(test.left)
         return frozenset([name]) if name else frozenset()
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        name = _attribute_test(test.operand) or _tested(test.operand)
+        name = (_attribute_test(test.operand) or _counted(test.operand)
+                or _tested(test.operand))
         return frozenset([name]) if name else frozenset()
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and _counted(test.left)
+            and isinstance(test.comparators[0], ast.Constant)
+            and (test.comparators[0].value, test.ops[0].__class__) in _EMPTY_SIZES):
+        return frozenset([_counted(test.left)])
     if (isinstance(test, ast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], ast.NotIn)):
         # ``key not in self.cache``: the entry of a memo, made once per key.
