@@ -110,6 +110,70 @@ class Pruner(tf.Module):
     ("not debug", {"debug"}, {"debug": False}),
     ("debug and not self.ready", {"debug"}, {"debug": True, "self.ready": False}),
     ("debug", set(), {}),
+    ("labels is None", {"labels is None"}, {"labels is None": True}),
+    ("labels is not None", {"labels is None"}, {"labels is None": False}),
+    ("labels != None", {"labels is None"}, {"labels is None": False}),
+    ("labels is not None", {"labels"}, {}),
+    ("self.labels is not None", {"labels is None"}, {}),
 ])
 def test_flag_tests_read_plain_names_only_among_the_flags(test, names, flags):
     assert guards.flag_tests(ast.parse(test, mode="eval").body, frozenset(names)) == flags
+
+
+NONE_HELPER = '''
+import tensorflow as tf
+
+
+def helper(x, labels=None):
+    if labels is not None:
+        return x.numpy()
+    return x
+'''
+
+
+@pytest.mark.parametrize("call, found", [
+    ("helper(x)", []),
+    ("helper(x, None)", [(7, "TFF204")]),   # not told apart from other values: kept
+    ("helper(x, labels=y)", [(7, "TFF204")]),
+    ("helper(x, True)", [(7, "TFF204")]),
+])
+def test_a_parameter_left_at_its_none_default_is_a_flag(call, found):
+    source = NONE_HELPER + f"\n\n@tf.function\ndef step(x, y):\n    return {call}\n"
+    assert _lines(source) == found
+
+
+KERAS_MODEL = '''
+import tensorflow as tf
+
+
+class Tagger(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(4)
+
+    def call(self, text, labels=None, training=None):
+        logits = self.dense(text)
+        if labels is not None:
+            self.transitions = tf.Variable(tf.zeros([4, 4]))
+            return logits, labels
+        return logits
+
+
+model = Tagger()
+model.compile(loss="mse")
+model.fit(features, targets)
+model.predict(features)
+for text, labels in batches:
+    model(text, labels)  # eagerly
+'''
+
+
+def test_keras_runs_a_model_with_its_inputs_alone():
+    """AprilSpring's BiLSTM-CRF (held-out round 126): ``fit`` and ``predict`` trace
+    ``call`` with the inputs alone, so its ``labels`` branch, taken only by the eager loop
+    that passes labels, is not traced; a ``tf.function`` that passes them traces it."""
+    assert _lines(KERAS_MODEL) == []
+    traced = KERAS_MODEL.replace("    model(text, labels)  # eagerly",
+                                 "    step(text, labels)") + (
+        "\n\n@tf.function\ndef step(text, labels):\n    return model(text, labels)\n")
+    assert _lines(traced) == [(13, "TFF301")]

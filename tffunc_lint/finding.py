@@ -32,8 +32,9 @@ class TraceReason:
     """Flags of ``self`` (``("self.eager_mode", False)``) that hold on every way in: the
     tf.function was made only under ``if not self.eager_mode:``, and the calls since were on
     the same object. Code under ``if self.eager_mode:`` is never traced. Also the function's
-    parameters that are flags (``("debug", False)``) when every traced call leaves them so
-    (``FunctionInfo.flag_params``): code under ``if debug:`` is never traced."""
+    parameters that are flags (``("debug", False)``, ``("labels is None", True)``) when every
+    traced call leaves them so (``FunctionInfo.flag_params``; a Keras model's ``call`` that
+    only Keras runs gets its inputs alone): code under ``if debug:`` is never traced."""
 
     def by_tf_data(self) -> bool:
         """The cause is a dataset transformation (``Dataset.map(fn)``, directly or through a

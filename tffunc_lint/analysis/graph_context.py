@@ -20,6 +20,7 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
                     Optional, Sequence, Set, Tuple, Union)
 
 from . import guards
+from .guards import IS_NONE, flag_parameter
 from ..files import folder_names
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS,
@@ -100,19 +101,37 @@ def _passed_flags(callee: FunctionInfo, passed: Union[Tuple, int, None],
     known = dict(caller_flags)
     found = []
     for name, (number, default) in callee.flag_params.items():
-        if name in by_keyword:
-            value = by_keyword[name]
+        parameter = flag_parameter(name)
+        if parameter in by_keyword:
+            value = by_keyword[parameter]
         elif number is not None and number < len(positional):
             value = positional[number]
         elif open_:
             continue
         else:
-            value = default
-        if value.__class__ is str:
-            value = known.get(value)
+            found.append((name, default))
+            continue
+        if value.__class__ is str:  # a flag of the caller's, passed on
+            value = known.get(value + IS_NONE if name.endswith(IS_NONE) else value)
+        elif value is not None and name.endswith(IS_NONE):
+            value = False  # ``True``/``False`` passed where the default is None: not None
         if value is not None:
             found.append((name, value))
     return found
+
+
+def _keras_passes_inputs_only(function: FunctionInfo) -> Tuple[Tuple[str, bool], ...]:
+    """The flags a Keras model's method has when Keras itself runs it in ``fit``,
+    ``evaluate``, ``predict`` or an export: Keras passes the inputs (or the batch) alone,
+    and ``training`` and ``mask`` by keyword, so every other parameter keeps its default
+    (``def call(self, text, labels=None)``: ``labels is None`` in the graph ``predict``
+    traces, and a branch for labels runs only where the project passes them itself).
+    Asked only where nothing but Keras runs the model in a graph
+    (``ProjectGraph._run_by_keras_alone``): traced code of the project's own may call it
+    with labels, and the index keeps no edge for a call of a model object."""
+    return tuple(sorted(
+        (name, default) for name, (number, default) in function.flag_params.items()
+        if number != 0 and flag_parameter(name) not in ("training", "mask")))
 
 
 #: The Keras model method that wraps each step method in a tf.function.
@@ -342,7 +361,10 @@ class ProjectGraph:
                             continue  # Keras does not call it, or not through its own graph
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
-                            function=index.functions[key].qualname))
+                            function=index.functions[key].qualname,
+                            flags=_keras_passes_inputs_only(index.functions[key])
+                            if kind == "Model" and self._run_by_keras_alone(index, cls)
+                            else ()))
         tests = {path for path in self.by_path if is_test_module(path)}
         while queue:
             path, key = queue.popleft()
@@ -1212,6 +1234,15 @@ class ProjectGraph:
             if self._runs_keras_above(other):
                 return True
         return False
+
+    def _run_by_keras_alone(self, index: ModuleIndex, cls: ClassInfo) -> bool:
+        """Only Keras itself can run the model class ``cls`` in a graph: neither its module
+        nor any module that names it (``ModuleIndex.class_users``) has traced code of its
+        own (a ``tf.function``, a ``Dataset.map`` function), which could call the model
+        with more than its inputs."""
+        users, _ = self._users_of_classes().get((index.path, cls.qualname), ((), ()))
+        return not any(module.entries or module.decorated
+                       for module in [index, *(other for other, _ in users)])
 
     def _may_name(self, other: ModuleIndex, name: str, index: ModuleIndex) -> bool:
         """``other``, importing ``index``, imports something called ``name`` (under any

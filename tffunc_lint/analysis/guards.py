@@ -356,6 +356,17 @@ def _attribute_test(node: ast.expr) -> Optional[str]:
     return None
 
 
+#: How ``FunctionInfo.flag_params`` and ``TraceReason.flags`` name a parameter whose default
+#: is None, as a flag that is true while the parameter is None: ``labels is None``.
+IS_NONE = " is None"
+
+
+def flag_parameter(flag: str) -> str:
+    """The parameter a flag of ``FunctionInfo.flag_params`` is about: ``labels`` for
+    ``labels is None``, the flag's own name otherwise."""
+    return flag[:-len(IS_NONE)] if flag.endswith(IS_NONE) else flag
+
+
 def _counted(node: ast.expr) -> Optional[str]:
     """``len(x)`` → ``"x"`` (as ``_tested`` spells it)."""
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -474,12 +485,19 @@ def flag_tests(test: ast.expr, names: FrozenSet[str] = frozenset()) -> Dict[str,
     ``self.x``, ``self.x is True``, ``self.x == True`` (True); ``getattr(self, "x", False)``
     and ``hasattr(self, "x")`` as ``self.x``; and ``and``/``or``
     combinations holding them (``if training and not self.initialized:``). Empty when it
-    tests no flag. Plain names count only among ``names`` (parameters that are flags)."""
+    tests no flag. Plain names count only among ``names`` (parameters that are flags); a
+    parameter whose default is None counts as the flag ``<name> is None`` (see
+    ``IS_NONE``), which ``labels is None`` tests (True) and ``labels is not None`` (False)."""
     if isinstance(test, ast.BoolOp):
         found: Dict[str, bool] = {}
         for value in test.values:
             found.update(flag_tests(value, names))
         return found
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and _is_none(test.comparators[0]) and isinstance(test.left, ast.Name)):
+        key = test.left.id + IS_NONE
+        return {key: isinstance(test.ops[0], (ast.Is, ast.Eq))} if key in names else {}
     wanted = True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         flag, wanted = test.operand, False

@@ -272,7 +272,7 @@ def _passed_value(argument: ast.expr, params: Mapping[str, Tuple]) -> Union[bool
     cls = argument.__class__
     if cls is ast.Constant:
         return argument.value if argument.value.__class__ is bool else None
-    if cls is ast.Name and argument.id in params:
+    if cls is ast.Name and (argument.id in params or argument.id + guards.IS_NONE in params):
         return argument.id
     return None
 
@@ -358,8 +358,9 @@ class FunctionInfo:
     flag_params: Dict[str, Tuple[Optional[int], bool]] = field(default_factory=dict)
     """Its parameters that are flags: a ``True``/``False`` default, never rebound in its
     body (``def set_width(model, widths, actual=False)``), each as name → (position as a
-    caller passes it, without ``self``, or None for a keyword-only one; the default). Empty
-    for a function whose decorators may change what its callers pass."""
+    caller passes it, without ``self``, or None for a keyword-only one; the default); and
+    those whose default is None, as the flag ``<name> is None`` (``guards.IS_NONE``), True
+    by default. Empty for a function whose decorators may change what its callers pass."""
     edge_args: Dict[int, Union[Tuple, int]] = field(default_factory=dict)
     """For a call (an edge by position, see ``edges``): what it passes, as ``(positional,
     keywords, open)``, each value ``True``/``False`` written as such, the name of one of
@@ -1286,9 +1287,13 @@ class _Indexer:
         for number, default in enumerate(args.defaults, len(positional) - len(args.defaults)):
             if default.__class__ is ast.Constant and default.value.__class__ is bool:
                 found[positional[number].arg] = (number, default.value)
+            elif default.__class__ is ast.Constant and default.value is None:
+                found[positional[number].arg + guards.IS_NONE] = (number, True)
         for parameter, default in zip(args.kwonlyargs, args.kw_defaults):
             if default.__class__ is ast.Constant and default.value.__class__ is bool:
                 found[parameter.arg] = (None, default.value)
+            elif default.__class__ is ast.Constant and default.value is None:
+                found[parameter.arg + guards.IS_NONE] = (None, True)
         if not found:
             return found
         static = False
@@ -1301,7 +1306,8 @@ class _Indexer:
         bound = in_class and not static
         rebound = function_body_names(node)
         return {name: (None if number is None else number - bound, default)
-                for name, (number, default) in found.items() if name not in rebound}
+                for name, (number, default) in found.items()
+                if guards.flag_parameter(name) not in rebound}
 
     # tests ---------------------------------------------------------------------------------
     def _guard_reader(self, scope: _Scope) -> guards.GuardReader:
@@ -1815,7 +1821,8 @@ class _Indexer:
             for argument in call.args:
                 cls = argument.__class__
                 if (cls is ast.Starred or cls is ast.Constant and argument.value.__class__ is bool
-                        or cls is ast.Name and argument.id in params):
+                        or cls is ast.Name and (argument.id in params
+                                                or argument.id + guards.IS_NONE in params)):
                     break
             else:
                 return len(call.args)  # positional arguments only, none of them known
