@@ -188,6 +188,35 @@ def test_what_names_no_release_of_tensorflow_exactly_keeps_the_newest(capsys, co
     assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
 
 
+LOCKED_DROPOUT = """import tensorflow as tf
+
+
+class Gcn(tf.keras.layers.Layer):
+    def call(self, x):
+        return tf.keras.layers.Dropout(0.1)(x)
+
+
+model = tf.keras.Sequential([Gcn()])
+model.fit(features, labels)
+"""
+
+
+@pytest.mark.parametrize("lock, found", [
+    # ncem (held-out round 127): ``tensorflow = "^2.11.1"``, locked at 2.12.0, whose
+    # ``tf.keras`` is Keras 2: a Dropout made in ``call`` holds no variable
+    ("poetry.lock", []),
+    ("uv.lock", []),
+    (None, [("gcn.py", 6, "TFF301")]),   # 2.16 and later are allowed: Keras 3's seed variable
+])
+def test_a_lock_file_narrows_the_releases_declared(capsys, lock, found):
+    write("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "^2.11.1"\n')
+    if lock:
+        write(lock, '[[package]]\nname = "numpy"\nversion = "1.23.5"\n\n'
+                    '[[package]]\nname = "tensorflow"\nversion = "2.12.0"\n')
+    write("gcn.py", LOCKED_DROPOUT)
+    assert reported(run(capsys, "--no-cache", "gcn.py")) == found
+
+
 def test_requirement_files_come_before_pinned_releases(capsys):
     write("README.md", "pip install tensorflow-gpu==2.3.0\n")
     write("requirements.txt", "tensorflow==2.9.3\n")

@@ -10,6 +10,10 @@ for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later releases 
 too. A file that installs TensorFlow itself (a notebook's
 ``!pip install tensorflow==2.3.0``) runs that release (:func:`installed_in`).
 
+A lock file (``poetry.lock``, ``uv.lock``) names the release the project installs and
+runs: it narrows what the other files declare (``tensorflow = "^2.11"`` locked at 2.12.0
+runs on 2.12, whose ``tf.keras`` is Keras 2).
+
 A rule that suggests a newer spelling (TFF405: ``reduce_retracing=`` exists from TensorFlow
 2.9) asks :func:`has_everywhere` whether every supported version has it. Versions are
 compared by (major, minor). Only the bounds are read (``==``, ``~=``, ``>=``, ``>``, ``<=``,
@@ -147,6 +151,8 @@ class _Directory(NamedTuple):
     """The TensorFlow releases its README, Docker files or conda environment name exactly."""
     listed: Tuple[str, ...]
     """The TensorFlow specifiers their lists of requirements name (``_LISTED``)."""
+    locked: Tuple[Version, ...]
+    """The TensorFlow releases a lock file installs."""
     builds: bool
     """They build a distribution, or the directory holds one built or installed."""
     root: bool
@@ -163,6 +169,7 @@ def _read(directory: str) -> _Directory:
     specs: List[str] = []
     pinned: List[Version] = []
     listed: List[str] = []
+    locked: List[Version] = []
     builds = any(name in ("setup.py", "PKG-INFO") or name.endswith((".dist-info", ".egg-info"))
                  for name in names)
     for name in names:
@@ -181,6 +188,9 @@ def _read(directory: str) -> _Directory:
                     project, dict) else []
                 specs.extend(_specs(d for d in dependencies if isinstance(d, str)))
                 specs.extend(_poetry_specs(tool))
+            elif name in _LOCK_FILES:
+                with open(path, "rb") as handle:
+                    locked.extend(_locked(toml().load(handle)))
             elif name == "setup.cfg":
                 metadata, requires = _setup_cfg(path)
                 builds = builds or metadata
@@ -200,8 +210,28 @@ def _read(directory: str) -> _Directory:
             # A project file the linter cannot read declares no version it can use, and
             # may build a distribution.
             builds = builds or name in ("pyproject.toml", "setup.cfg")
-    return _Directory(tuple(specs), tuple(pinned), tuple(listed), builds,
+    return _Directory(tuple(specs), tuple(pinned), tuple(listed), tuple(locked), builds,
                       any(marker in names for marker in _ROOT_MARKERS))
+
+
+#: Lock files in TOML whose ``[[package]]`` tables give each installed package's ``name``
+#: and ``version``.
+_LOCK_FILES = ("poetry.lock", "uv.lock")
+
+
+def _locked(data: dict) -> Iterator[Version]:
+    """The TensorFlow releases a TOML lock file installs (one per platform or Python
+    version it resolves for)."""
+    packages = data.get("package")
+    for package in packages if isinstance(packages, list) else ():
+        name = package.get("name") if isinstance(package, dict) else None
+        version = package.get("version") if isinstance(package, dict) else None
+        match = _LOCKED_VERSION.match(version) if isinstance(version, str) else None
+        if isinstance(name, str) and _NAME.match(name) and match:
+            yield int(match.group(1)), int(match.group(2))
+
+
+_LOCKED_VERSION = lazy_compile(r"(\d+)\.(\d+)")
 
 
 def _setup_cfg(path: str) -> Tuple[bool, str]:
@@ -232,8 +262,8 @@ def declared(directory: str) -> Optional[str]:
     files before the releases its other files pin (``_pinned``); the walk stops at the
     project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``)."""
     found = _read(directory)
-    if found.specs:
-        return ",".join(found.specs)
+    if found.specs or found.locked:
+        return ",".join(found.specs + ((_between(found.locked),) if found.locked else ()))
     if found.pinned:
         return _between(found.pinned)
     if found.listed:
