@@ -1,6 +1,7 @@
 """Engine internals that fixtures cannot reach."""
 
 import ast
+import sys
 
 import pytest
 
@@ -331,3 +332,30 @@ def test_a_file_alone_with_a_module_rule_trigger_is_indexed():
     source = "options = dict(experimental_compile=True)\n"
     result = engine.lint_text("options.py", source, Settings().resolved(), alone=True)
     assert result.index is not None
+
+
+PEP_701 = [
+    # astronet-triage (held-out round 127): a replacement field over several lines
+    'def f(names):\n    raise ValueError(\n        f"Missing: {\n'
+    '            ",".join(names)\n        }"\n    )\n',
+    'd = {"k": 1}\nx = f"{d["k"]}"\n',   # the f-string's own quote inside its braces
+]
+
+
+@pytest.mark.parametrize("source", PEP_701)
+def test_an_f_string_only_newer_python_parses_is_not_analysed_not_wrong(source):
+    """Python 3.12 accepts these f-strings (PEP 701); an older Python, running the linter,
+    cannot parse them: the file is said to be not analysed, not to be in error."""
+    findings = lint_snippet(source)
+    if sys.version_info >= (3, 12):
+        assert findings == []
+    else:
+        assert [f.code for f in findings] == ["TFF000"]
+        assert findings[0].message.startswith("not analysed: Python 3.")
+        assert "run tffunc-lint under Python 3.12 or later" in findings[0].message
+
+
+@pytest.mark.parametrize("source", ['x = f"abc\n', 'x = f"{y\n', 'x = "{y\n'])
+def test_an_f_string_no_python_parses_is_a_syntax_error(source):
+    findings = lint_snippet(source)
+    assert [(f.code, f.message.split(":")[0]) for f in findings] == [("TFF000", "syntax error")]

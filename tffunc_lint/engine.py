@@ -22,6 +22,7 @@ import ast
 import gc
 import io
 import re
+import sys
 import tokenize
 from dataclasses import replace
 from functools import lru_cache
@@ -362,7 +363,7 @@ def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[st
                 seen = _DETECTED.sub("", problem.msg or ""), problem.lineno
                 if end >= total or seen == error:
                     found = ([] if _python_2_source(path, text, problem) else [
-                        _file_finding(path, f"syntax error: {problem.msg}",
+                        _file_finding(path, syntax_message(problem, lines),
                                       problem.lineno or 1, problem.offset or 1)])
                     return FileResult(path, [f for f in found if f.code in enabled])
                 error, end = seen, _next_end(lines, end)
@@ -468,7 +469,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
         line = error.lineno or 1
         column = error.offset or 1
         findings = ([] if _python_2_source(path, text, error) else
-                    [_file_finding(path, f"syntax error: {error.msg}", line, column)])
+                    [_file_finding(path, syntax_message(error, lines), line, column)])
     except ValueError as error:  # e.g. null bytes in the source
         findings = [_file_finding(path, f"cannot parse file: {error}")]
     except (RecursionError, MemoryError):
@@ -526,6 +527,52 @@ def _python_2_source(path: str, text: str, error: SyntaxError) -> bool:
     statement = "Missing parentheses in call to" in (error.msg or "")  # print x, exec s
     return path.endswith(".py") and (
         statement or isinstance(error, TabError) and bool(_PYTHON_2.search(text)))
+
+
+#: How many lines a replacement field that runs over line breaks is looked for in.
+_FIELD_LINES = 50
+#: An f-string's opening: its prefix and quote.
+_F_STRING_START = lazy_compile(r"""(?i)(?:rf|fr|f)("{3}|'{3}|"|')""")
+
+
+def syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
+    """TFF000's words for a syntax error. Before Python 3.12, an f-string whose replacement
+    field runs over a line break, or holds the f-string's own quote (``f"{d["k"]}"``), does
+    not parse; Python 3.12 accepts both (PEP 701). Such a file may be valid for the Python
+    its project runs, so it is said to be not analysed, not to be in error."""
+    message = error.msg or "invalid syntax"
+    if sys.version_info < (3, 12) and _newer_f_string(error, lines):
+        running = "%d.%d" % sys.version_info[:2]
+        return (f"not analysed: Python {running}, which runs tffunc-lint, cannot parse this "
+                f"f-string, which Python 3.12 and later accept (PEP 701: line breaks and "
+                f"quotes inside its braces); run tffunc-lint under Python 3.12 or later "
+                f"({message})")
+    return f"syntax error: {message}"
+
+
+def _newer_f_string(error: SyntaxError, lines: Sequence[str]) -> bool:
+    """The error is at an f-string that only PEP 701 makes valid: unterminated where one of
+    its braces is still open at the end of the line and a later line closes the field and
+    the string (``}"``), or an ``f-string:`` error in a line whose f-string holds its own
+    quote inside a replacement field."""
+    line = lines[error.lineno - 1] if error.lineno and 0 < error.lineno <= len(lines) else ""
+    message = error.msg or ""
+    if message.startswith("unterminated string literal") and error.offset:
+        start = _F_STRING_START.match(line, error.offset - 1)
+        if start is None:
+            return False
+        rest = line[start.end():].replace("{{", "").replace("}}", "")
+        closing = "}" + start.group(1)  # the field closed, then the string, lines later
+        return rest.count("{") > rest.count("}") and any(
+            closing in later for later in lines[error.lineno:error.lineno + _FIELD_LINES])
+    if message.startswith("f-string"):
+        for start in _F_STRING_START.finditer(line):
+            rest = line[start.end():]
+            field = rest.find("{")
+            end = rest.find("}", field)
+            if field >= 0 and start.group(1) in rest[field:end if end >= 0 else len(rest)]:
+                return True
+    return False
 
 
 def _describe(error: BaseException) -> str:

@@ -162,7 +162,11 @@ class SyntaxErrorRule(Rule):
     Files are decoded as PEP 263 describes (UTF-8 unless a coding cookie says otherwise).
     A `.py` file that Python 3 rejects because it is written for Python 2 (a print or exec
     statement, or tabs mixed with spaces beside Python 2 names such as `xrange`) is skipped,
-    not reported; so is a notebook whose kernel is Python 2.
+    not reported; so is a notebook whose kernel is Python 2. The file is parsed by the
+    Python that runs tffunc-lint: where that is older than 3.12, an f-string that only PEP
+    701 makes valid (a replacement field over several lines, or the f-string's own quote
+    inside its braces) is reported as not analysed, with the advice to run tffunc-lint
+    under Python 3.12 or later, not as a syntax error.
 
     ## References
     - [Python reference: encoding declarations](https://docs.python.org/3/reference/lexical_analysis.html#encoding-declarations)
