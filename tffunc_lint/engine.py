@@ -363,7 +363,7 @@ def _lint_pieces(path: str, text: str, settings: Settings, enabled: FrozenSet[st
                 seen = _DETECTED.sub("", problem.msg or ""), problem.lineno
                 if end >= total or seen == error:
                     found = ([] if _python_2_source(path, text, problem) else [
-                        _file_finding(path, syntax_message(problem, lines),
+                        _file_finding(path, _syntax_message(problem, lines),
                                       problem.lineno or 1, problem.offset or 1)])
                     return FileResult(path, [f for f in found if f.code in enabled])
                 error, end = seen, _next_end(lines, end)
@@ -469,7 +469,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
         line = error.lineno or 1
         column = error.offset or 1
         findings = ([] if _python_2_source(path, text, error) else
-                    [_file_finding(path, syntax_message(error, lines), line, column)])
+                    [_file_finding(path, _syntax_message(error, lines), line, column)])
     except ValueError as error:  # e.g. null bytes in the source
         findings = [_file_finding(path, f"cannot parse file: {error}")]
     except (RecursionError, MemoryError):
@@ -535,7 +535,7 @@ _FIELD_LINES = 50
 _F_STRING_START = lazy_compile(r"""(?i)(?:rf|fr|f)("{3}|'{3}|"|')""")
 
 
-def syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
+def _syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
     """TFF000's words for a syntax error. Before Python 3.12, an f-string whose replacement
     field runs over a line break, or holds the f-string's own quote (``f"{d["k"]}"``), does
     not parse; Python 3.12 accepts both (PEP 701). Such a file may be valid for the Python

@@ -15,6 +15,7 @@ import io
 import re
 import tokenize
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
 from .analysis.patterns import lazy_compile
 
 NOQA_INLINE = lazy_compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)

@@ -32,6 +32,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
 from .analysis.patterns import lazy_compile
 
 #: Cell magics whose body is Python (ruff's list); any other cell magic skips its cell.

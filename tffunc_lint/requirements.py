@@ -34,6 +34,7 @@ import os
 import re
 from types import ModuleType
 from typing import Iterator, List, NamedTuple, Optional, Tuple
+
 from .analysis.patterns import lazy_compile
 
 
