@@ -55,6 +55,8 @@ STATIC_CALLS = frozenset({
     "tensorflow.get_static_value", "tensorflow.compat.dimension_value",
     "tensorflow.is_tensor", "tensorflow.executing_eagerly", "tensorflow.TensorShape",
     "tensorflow.as_dtype", "tensorflow.DType",
+    # A ``TensorProto`` and the NumPy array read back from one.
+    "tensorflow.make_tensor_proto", "tensorflow.make_ndarray",
     # Python file objects and file-system queries: Python values, never tensors.
     "builtins.open", "io.open", "tensorflow.io.gfile.GFile", "tensorflow.io.gfile.exists",
     "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir", "tensorflow.io.gfile.isdir",
