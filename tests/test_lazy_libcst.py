@@ -1,9 +1,10 @@
-"""LibCST is imported only when a file needs a LibCST parse.
+"""LibCST, and the analyses only a running rule needs, are imported only when used.
 
 Importing LibCST costs more than linting a typical file, so the doors, the configuration,
 the engine, the rules and a cached result must not import it; only a file with traced code
-that some rule's trigger points at (or a module-scope rule's trigger) does. Each check runs
-in a fresh interpreter, since this test process has imported LibCST long ago.
+that some rule's trigger points at (or a module-scope rule's trigger) does. Likewise the
+analyses a rule runs on (``lazy_import``). Each check runs in a fresh interpreter, since this
+test process has imported them long ago.
 """
 
 from __future__ import annotations
@@ -152,3 +153,70 @@ def test_a_lazy_pattern_matches_as_the_compiled_one_does():
     assert [m.group() for m in pattern.finditer("b-B")] == ["b", "B"]
     assert pattern.sub("x", "abba") == "axa"
     assert (pattern.pattern, pattern.flags & re.IGNORECASE) == (r"(?P<word>b+)", re.IGNORECASE)
+
+
+#: Analyses that no rule's trigger needs: imported by the first rule that runs on them.
+RULE_ANALYSES = ("container_provenance", "graph_effects", "loop_kind", "rebinding",
+                 "scoped_state", "state_use", "tensor_taint", "trace_output")
+
+EXECUTED = textwrap.dedent('''\
+    import sys
+    def executed():
+        """The rule analyses whose code has run: a lazy module's namespace, read without
+        the attribute access that would run it, has no ``__builtins__`` until then."""
+        found = []
+        for name in %r:
+            module = sys.modules.get("tffunc_lint.analysis." + name)
+            if module is not None and "__builtins__" in object.__getattribute__(module, "__dict__"):
+                found.append(name)
+        return found
+''') % (RULE_ANALYSES,)
+
+
+def test_importing_every_rule_runs_none_of_the_analyses_rules_run_on():
+    script = EXECUTED + textwrap.dedent('''\
+        import tffunc_lint.doors.cli, tffunc_lint.doors.flake8_plugin
+        from tffunc_lint.rule import all_rules
+        print(len(all_rules()), executed())
+    ''')
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True).stdout
+    count, executed = output.splitlines()[-1].split(" ", 1)
+    assert int(count) > 20 and executed == "[]"
+
+
+def test_a_rule_that_runs_imports_its_analyses(tmp_path):
+    (tmp_path / "module.py").write_text(PRINT_IN_TF_FUNCTION)
+    script = EXECUTED + textwrap.dedent('''\
+        from tffunc_lint.doors.cli import main
+        main(["--no-cache", "-q", "--exit-zero", "--select", "TFF101", "module.py"])
+        print(executed())
+    ''')
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, cwd=tmp_path).stdout
+    assert "module.py:6:5: TFF101" in output
+    executed = output.splitlines()[-1]
+    assert "'trace_output'" in executed and "'rebinding'" not in executed
+
+
+def test_a_lazy_module_runs_on_first_read_and_serves_later_imports(tmp_path, monkeypatch):
+    from tffunc_lint.analysis.lazy_import import lazy_module
+
+    package = tmp_path / "lazy_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "heavy.py").write_text("import sys\nsys.ran_heavy = True\nVALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delattr(sys, "ran_heavy", raising=False)
+    try:
+        heavy = lazy_module(".heavy", "lazy_pkg")
+        assert not hasattr(sys, "ran_heavy")
+        assert heavy.VALUE == 42 and sys.ran_heavy is True
+        from lazy_pkg.heavy import VALUE
+        from lazy_pkg import heavy as again
+
+        assert VALUE == 42 and again is heavy is lazy_module("lazy_pkg.heavy", "")
+    finally:
+        for name in ("lazy_pkg.heavy", "lazy_pkg"):
+            sys.modules.pop(name, None)
+        monkeypatch.delattr(sys, "ran_heavy", raising=False)

@@ -29,6 +29,7 @@ import inspect
 import pkgutil
 import re
 from functools import lru_cache
+from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Pattern, Tuple, Union
 
 from .analysis.lazy_libcst import cst
@@ -187,8 +188,12 @@ def all_rules() -> Tuple[type, ...]:
     found: List[type] = [SyntaxErrorRule]
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for _, obj in inspect.getmembers(module, inspect.isclass):
-            if issubclass(obj, Rule) and obj.__module__ == module.__name__ and hasattr(obj, "code"):
+        for obj in vars(module).values():
+            # ``type(obj)`` first: ``isinstance`` reads a lazy module's ``__class__``, and
+            # that read imports it (``lazy_import``).
+            if (not issubclass(type(obj), ModuleType) and isinstance(obj, type)
+                    and issubclass(obj, Rule) and obj.__module__ == module.__name__
+                    and hasattr(obj, "code")):
                 found.append(obj)
     return tuple(sorted(found, key=lambda r: r.code))
 

@@ -17,6 +17,11 @@ from .ast_walk import child_nodes
 
 _BUILTINS = frozenset(dir(builtins))
 
+#: Methods that change a list, dict, set or deque in place (``x.append(v)``).
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                      "setdefault", "add", "discard", "appendleft", "extendleft", "popitem",
+                      "popleft"})
+
 #: Prefixes rewritten, in order, to one canonical spelling.
 _PREFIX_ALIASES = (
     ("tensorflow.compat.v1.", "tensorflow."),

@@ -48,7 +48,7 @@ from . import guards
 from .container_provenance import is_traced_node
 from .graph_effects import GraphEffects
 from .module_index import iter_statements
-from .names import ast_dotted_name, own_nodes
+from .names import MUTATORS, ast_dotted_name, own_nodes
 from .tensor_taint import WHAT_IT_IS, is_operation
 from .ast_walk import child_nodes, walk_nodes
 from .patterns import lazy_compile
@@ -826,9 +826,6 @@ def _touches(statement: ast.stmt, receiver: str, attribute: str) -> bool:
 
 
 #: Methods that change a container in place.
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                      "setdefault", "add", "discard", "appendleft", "extendleft", "popitem",
-                      "popleft"})
 
 
 def _mutation_use(node: ast.AST, receiver: Optional[str]) -> Optional[List[ast.AST]]:

@@ -7,12 +7,12 @@ from typing import Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import descendants
-from ..analysis.loop_kind import in_graph_loop
+from ..analysis.lazy_import import lazy_module
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.trace_output import (announces_tracing, labelled_static, plain_message,
-                                     shows_tensor_value, traced_once_by_design,
-                                     under_static_check)
 from ..rule import Rule
+
+loop_kind = lazy_module("..analysis.loop_kind", __package__)
+trace_output = lazy_module("..analysis.trace_output", __package__)
 
 
 _MESSAGE_PER_CALL = ("print() runs only while TensorFlow traces the function, not on every "
@@ -122,13 +122,13 @@ class PrintInTfFunction(Rule):
         (see ``trace_output``): it announces tracing, or shows only static trace-time
         information (shapes, dtypes, names)."""
         context = self.context
-        if announces_tracing(node) or labelled_static(node) or traced_once_by_design(context):
+        if trace_output.announces_tracing(node) or trace_output.labelled_static(node) or trace_output.traced_once_by_design(context):
             return None
-        if any(shows_tensor_value(context, arg.value) for arg in node.args):
+        if any(trace_output.shows_tensor_value(context, arg.value) for arg in node.args):
             return self.message
-        if in_graph_loop(context):
+        if loop_kind.in_graph_loop(context):
             return _LOOP_MESSAGE
-        if plain_message(node) and not under_static_check(context):
+        if trace_output.plain_message(node) and not trace_output.under_static_check(context):
             return _MESSAGE_PER_CALL
         return None
 

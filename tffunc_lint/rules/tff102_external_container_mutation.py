@@ -8,13 +8,14 @@ from typing import Optional, Set, Tuple
 
 from ..analysis.lazy_libcst import NodeTypes, cst
 
-from ..analysis.container_provenance import (RECEIVERS, Origin, Provenance, container_evidence,
-                                             is_entry_point, origin, outliving_names)
-from ..analysis.names import ast_dotted_name, dotted_name
-from ..analysis.state_use import MUTATORS, StateUse
+from ..analysis.lazy_import import lazy_module
+from ..analysis.names import MUTATORS, ast_dotted_name, dotted_name
 from ..rule import Rule
 from ..analysis.ast_walk import child_nodes
 from ..analysis.patterns import lazy_compile
+
+container_provenance = lazy_module("..analysis.container_provenance", __package__)
+state_use = lazy_module("..analysis.state_use", __package__)
 
 #: Methods that change a list, dict, set or deque in place.
 _MUTATORS = MUTATORS
@@ -195,8 +196,8 @@ class ExternalContainerMutation(Rule):
             bases = _mutated_bases(text)
             if not bases:
                 return False
-            parameters, names = outliving_names(context)
-            may_hold_container = container_evidence(context)
+            parameters, names = container_provenance.outliving_names(context)
+            may_hold_container = container_provenance.container_evidence(context)
             for dotted in bases:
                 parts = dotted.split(".")
                 if parts[0] in parameters:
@@ -204,8 +205,8 @@ class ExternalContainerMutation(Rule):
                 if parts[0] not in names:
                     continue
                 # Anything else is reported only when the module binds it to a container.
-                held = parts[1] if parts[0] in RECEIVERS and len(parts) > 1 else parts[0]
-                if held in RECEIVERS or may_hold_container(held):
+                held = parts[1] if parts[0] in container_provenance.RECEIVERS and len(parts) > 1 else parts[0]
+                if held in container_provenance.RECEIVERS or may_hold_container(held):
                     return True
             return False
 
@@ -273,17 +274,17 @@ class ExternalContainerMutation(Rule):
         point; another name only when it holds a container (``container``)."""
         if name is None:
             return
-        found = origin(self.context, name)
+        found = container_provenance.origin(self.context, name)
         if not found.outlives_call:
             return
-        if found.provenance is Provenance.PARAMETER:
+        if found.provenance is container_provenance.Provenance.PARAMETER:
             if parameter and self._entry_point():
                 self._report_parameter(node, found)
             return
         if found.kind is not None and container and self._outlives_trace(found, name):
             self._report(node, found, name)
 
-    def _outlives_trace(self, found: Origin, name: str) -> bool:
+    def _outlives_trace(self, found: container_provenance.Origin, name: str) -> bool:
         """A container the traced function fills afresh on each trace
         (``self.endpoints = {}`` then ``self.endpoints["stem"] = x``) and that no other code
         reads is scratch: the mutation matters only when the container is carried from call
@@ -292,25 +293,25 @@ class ExternalContainerMutation(Rule):
         if function is None or function.node is None:
             return True
         base, _, attribute = name.partition(".")
-        use = StateUse.of(self.context)
-        if found.provenance is Provenance.ATTRIBUTE and attribute:
+        use = state_use.StateUse.of(self.context)
+        if found.provenance is container_provenance.Provenance.ATTRIBUTE and attribute:
             return use.attribute_outlives_trace(function.node, attribute.partition(".")[0])
-        if found.provenance is Provenance.GLOBAL and not attribute:
+        if found.provenance is container_provenance.Provenance.GLOBAL and not attribute:
             return use.global_outlives_trace(function.node, base)
         return True
 
     # -- reporting ------------------------------------------------------------------------
     def _entry_point(self) -> bool:
-        return is_entry_point(self.context.reason)
+        return container_provenance.is_entry_point(self.context.reason)
 
-    def _report(self, node: cst.CSTNode, found: Origin, name: str) -> None:
+    def _report(self, node: cst.CSTNode, found: container_provenance.Origin, name: str) -> None:
         if self.context.in_one_time_setup((name,)):
             return
         self.report(node, f"{found.description} outlives the call: mutating it happens only "
                           "while tf.function traces (not on every call) and leaks symbolic "
                           "tensors; use return values, a tf.TensorArray or a tf.Variable")
 
-    def _report_parameter(self, node: cst.CSTNode, found: Origin) -> None:
+    def _report_parameter(self, node: cst.CSTNode, found: container_provenance.Origin) -> None:
         self.report(node, f"mutating {found.description} of a tf.function raises ValueError "
                           "(it must not modify its Python input arguments); use a copy "
                           "(`dict(x)`, `list(x)`) or return the new value")

@@ -8,16 +8,17 @@ from typing import Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.container_provenance import (Provenance, module_scopes, origin,
-                                             outliving_names)
-from ..analysis.graph_effects import GraphEffects, Operation
+from ..analysis.lazy_import import lazy_module
 from ..analysis.guarded_code import flag_guard_tests
 from ..analysis.names import dotted_name
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.scoped_state import restored_on_exit
-from ..analysis.state_use import StateUse
-from ..analysis.tensor_taint import literal, static_value
 from ..rule import Rule
+
+container_provenance = lazy_module("..analysis.container_provenance", __package__)
+graph_effects = lazy_module("..analysis.graph_effects", __package__)
+scoped_state = lazy_module("..analysis.scoped_state", __package__)
+state_use = lazy_module("..analysis.state_use", __package__)
+tensor_taint = lazy_module("..analysis.tensor_taint", __package__)
 
 #: Methods whose assignments set a new object up, not change its state; and any method
 #: whose name says it builds (``build``, Keras' ``_build_from_signature``, ``_maybe_build``):
@@ -67,10 +68,10 @@ def _flag_operand(value: cst.BaseExpression, resolve) -> bool:
     if isinstance(value, cst.Comparison):
         return all(isinstance(c.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot))
                    for c in value.comparisons) and all(
-            _flag_operand(side, resolve) or literal(side)
+            _flag_operand(side, resolve) or tensor_taint.literal(side)
             for side in [value.left] + [c.comparator for c in value.comparisons])
     return (isinstance(value, cst.Attribute) and (dotted_name(value) or "").count(".") == 1
-            or static_value(value, resolve))
+            or tensor_taint.static_value(value, resolve))
 
 
 def _constant(value: cst.BaseExpression) -> object:
@@ -78,7 +79,7 @@ def _constant(value: cst.BaseExpression) -> object:
     return ast.literal_eval(cst.Module([]).code_for_node(value))
 
 
-def _flag_message(target: str, guard: ast.If, operation: Operation) -> str:
+def _flag_message(target: str, guard: ast.If, operation: graph_effects.Operation) -> str:
     through = f", through `{operation.through}`" if operation.through else ""
     return (f"`{target}` is a Python flag: tf.function reads it only while tracing, so the "
             f"initialisation it guards (`{operation.text}` at line {operation.line}{through}) "
@@ -260,7 +261,7 @@ class PythonStateMutation(Rule):
     def triggers_for(cls, context):
         """``global``/``nonlocal``, or an attribute target whose base outlives the call."""
         def outside_attribute(text: str) -> bool:
-            return any(base in outliving_names(context)[1]
+            return any(base in container_provenance.outliving_names(context)[1]
                        for match in _ATTRIBUTE_TARGETS.finditer(text)
                        for base in _ATTRIBUTE_BASE.findall(match.group(0)))
 
@@ -302,23 +303,23 @@ class PythonStateMutation(Rule):
         function = self.context.function
         if function is None or function.node is None:
             return
-        own = module_scopes(self.context).bindings(function.node)
+        own = container_provenance.module_scopes(self.context).bindings(function.node)
         if name not in own.declared_global and name not in own.declared_nonlocal:
             return
-        found = origin(self.context, name)
-        if found.provenance is Provenance.GLOBAL and not self._outlives_trace(
+        found = container_provenance.origin(self.context, name)
+        if found.provenance is container_provenance.Provenance.GLOBAL and not self._outlives_trace(
                 statement, name, lambda use: use.global_outlives_trace(function.node, name)):
             return
-        if (found.provenance is Provenance.CLOSURE and found.scope is not None
+        if (found.provenance is container_provenance.Provenance.CLOSURE and found.scope is not None
                 and not self._outlives_trace(statement, name, lambda use: (
                     use.closure_outlives_trace(function.node, name, found.scope)))):
             return
         value = getattr(statement, "value", None)
-        if (isinstance(statement, cst.Assign) and literal(value)
-                and not StateUse.of(self.context).name_changed_elsewhere(
+        if (isinstance(statement, cst.Assign) and tensor_taint.literal(value)
+                and not state_use.StateUse.of(self.context).name_changed_elsewhere(
                     function.node, name, _constant(value))):
             return  # a one-way flag: storing it once per trace leaves the same state
-        if found.provenance in (Provenance.GLOBAL, Provenance.CLOSURE) and not self._exempt(name):
+        if found.provenance in (container_provenance.Provenance.GLOBAL, container_provenance.Provenance.CLOSURE) and not self._exempt(name):
             keyword = "global" if name in own.declared_global else "nonlocal"
             self.report(statement, f"assigning `{keyword} {name}` happens only while "
                                    "tf.function traces (not on every call) and leaks symbolic "
@@ -329,12 +330,12 @@ class PythonStateMutation(Rule):
         dotted = dotted_name(target)
         if dotted is None or dotted.count(".") != 1:
             return
-        found = origin(self.context, dotted)
-        if found.provenance not in (Provenance.ATTRIBUTE, Provenance.GLOBAL,
-                                    Provenance.CLOSURE):
+        found = container_provenance.origin(self.context, dotted)
+        if found.provenance not in (container_provenance.Provenance.ATTRIBUTE, container_provenance.Provenance.GLOBAL,
+                                    container_provenance.Provenance.CLOSURE):
             return
         flag = _flag_value(value)
-        if found.provenance is Provenance.ATTRIBUTE and flag is not None and not (
+        if found.provenance is container_provenance.Provenance.ATTRIBUTE and flag is not None and not (
                 self._in_set_up_method()):
             guarded = self._guarded_operation(dotted, flag)
             if guarded is not None:
@@ -346,14 +347,14 @@ class PythonStateMutation(Rule):
             return
         function = self.context.function
         attribute = dotted.partition(".")[2]
-        if (found.provenance is Provenance.ATTRIBUTE and function is not None
+        if (found.provenance is container_provenance.Provenance.ATTRIBUTE and function is not None
                 and function.node is not None
                 and not self._outlives_trace(statement, dotted, lambda use: (
                     use.attribute_outlives_trace(function.node, attribute)))):
             return
-        if (found.provenance is Provenance.ATTRIBUTE and function is not None
-                and function.node is not None and literal(value)
-                and not StateUse.of(self.context).changed_elsewhere(
+        if (found.provenance is container_provenance.Provenance.ATTRIBUTE and function is not None
+                and function.node is not None and tensor_taint.literal(value)
+                and not state_use.StateUse.of(self.context).changed_elsewhere(
                     function.node, attribute, _constant(value))):
             return
         self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
@@ -367,7 +368,7 @@ class PythonStateMutation(Rule):
         dtypes, ``w is not None``, sorted keys), recomputed by each retrace; or a boolean
         combination of Python flags (``self.freeze and self.trainable``), which gives the
         same result however often it runs."""
-        return (static_value(value, self.context.qualified_name)
+        return (tensor_taint.static_value(value, self.context.qualified_name)
                 or _flag_combination(value, self.context.qualified_name))
 
     def _converts_itself(self, value: cst.BaseExpression, target: str) -> bool:
@@ -381,7 +382,7 @@ class PythonStateMutation(Rule):
             return False
         if dotted_name(value.args[0].value) != target:
             return False
-        return all(static_value(arg.value, self.context.qualified_name)
+        return all(tensor_taint.static_value(arg.value, self.context.qualified_name)
                    or isinstance(arg.value, (cst.Name, cst.Attribute))
                    and (dotted_name(arg.value) or "").startswith(("tf.", "np.", "tensorflow."))
                    for arg in value.args[1:])
@@ -392,8 +393,8 @@ class PythonStateMutation(Rule):
         traces is kept on purpose."""
         increment = (isinstance(statement, cst.AugAssign)
                      and isinstance(statement.value, (cst.Integer, cst.Float)))
-        use = StateUse.of(self.context)
-        if StateUse.counts_traces(target, increment) or (
+        use = state_use.StateUse.of(self.context)
+        if state_use.StateUse.counts_traces(target, increment) or (
                 increment and "." in target
                 and use.only_names_things(target.rpartition(".")[2])):
             return False
@@ -408,10 +409,10 @@ class PythonStateMutation(Rule):
         function = self.context.function
         return (self._in_set_up_method() or self.context.in_one_time_setup((target,))
                 or function is not None and function.node is not None
-                and restored_on_exit(self.context.tree, function.node, target))
+                and scoped_state.restored_on_exit(self.context.tree, function.node, target))
 
     def _guarded_operation(self, target: str, value: bool
-                           ) -> Optional[Tuple[ast.If, Operation]]:
+                           ) -> Optional[Tuple[ast.If, graph_effects.Operation]]:
         """The Python flag ``target`` guards code in traced code (``if not
         self.initialized:``) that sets it (to ``value``, which closes the guard), and that
         code adds an operation to the graph that
@@ -422,7 +423,7 @@ class PythonStateMutation(Rule):
             return None
         attribute = target.partition(".")[2]
         tests = None
-        guards = StateUse.of(self.context).flag_guards(function.node, attribute, value)
+        guards = state_use.StateUse.of(self.context).flag_guards(function.node, attribute, value)
         for guard in guards:
             if guard.function is function.node:  # the flag is set in the guarded code here
                 if tests is None:
@@ -430,7 +431,7 @@ class PythonStateMutation(Rule):
                              for test in flag_guard_tests(self.context.ancestors, target)]
                 if ast.dump(guard.node.test) not in tests:
                     continue
-            operation = GraphEffects.of(self.context).operation(
+            operation = graph_effects.GraphEffects.of(self.context).operation(
                 guard.body, guard.function, ignore=frozenset({attribute}))
             if operation is not None:
                 return guard.node, operation

@@ -9,12 +9,13 @@ from typing import FrozenSet, Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.module_index import iter_statements
-from ..analysis.loop_kind import in_graph_loop
+from ..analysis.lazy_import import lazy_module
 from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.trace_output import (announces_tracing, labelled_static, shows_tensor_value,
-                                     traced_once_by_design, under_static_check)
 from ..rule import Rule
+
+loop_kind = lazy_module("..analysis.loop_kind", __package__)
+trace_output = lazy_module("..analysis.trace_output", __package__)
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
 _VALUE_FIX = ("use tf.print() (or tf.summary) for the value; static shapes, dtypes and names "
@@ -190,13 +191,13 @@ class PythonIoSideEffect(Rule):
         """Logging is reported when it shows a tensor's value or sits in a graph loop; static
         trace-time information (shapes, dtypes, configuration) is logged on purpose, and so
         is a warning about a condition decided while tracing."""
-        if (self._static_warning(node) or announces_tracing(node) or labelled_static(node)
-                or traced_once_by_design(self.context)):
+        if (self._static_warning(node) or trace_output.announces_tracing(node) or trace_output.labelled_static(node)
+                or trace_output.traced_once_by_design(self.context)):
             return None
-        if any(shows_tensor_value(self.context, arg.value) for arg in node.args):
+        if any(trace_output.shows_tensor_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
                     f"its value on every call; {_VALUE_FIX}")
-        if in_graph_loop(self.context):
+        if loop_kind.in_graph_loop(self.context):
             return (f"{spelled} in a graph loop (tf.range, tensor or dataset) logs once while "
                     f"tracing, not on every iteration; {_LOOP_FIX}")
         return None
@@ -208,7 +209,7 @@ class PythonIoSideEffect(Rule):
         func = node.func
         level = func.attr.value if isinstance(func, cst.Attribute) else (
             func.value if isinstance(func, cst.Name) else "")
-        return level in _WARNING_LEVELS and under_static_check(self.context)
+        return level in _WARNING_LEVELS and trace_output.under_static_check(self.context)
 
     @staticmethod
     def _is_log_function(qualified: str) -> bool:

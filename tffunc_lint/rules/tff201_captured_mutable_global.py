@@ -8,8 +8,10 @@ from typing import Set, Tuple
 from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.patterns import words
-from ..analysis.rebinding import CLOSURE, Rebinding
+from ..analysis.lazy_import import lazy_module
 from ..rule import Rule
+
+rebinding = lazy_module("..analysis.rebinding", __package__)
 
 #: Parents under which a ``Name`` is not a read of a variable.
 _NOT_READ = NodeTypes("Attribute", "Arg", "Param", "ImportAlias", "NameItem", "FunctionDef",
@@ -129,7 +131,7 @@ class CapturedMutableGlobal(Rule):
     def triggers_for(cls, context):
         if not context.graph:
             return ()
-        names = sorted(Rebinding.of(context).names())
+        names = sorted(rebinding.Rebinding.of(context).names())
         if not names:
             return ()
         return (re.compile(words(names) + r"\b"),)
@@ -138,7 +140,7 @@ class CapturedMutableGlobal(Rule):
         function = self.context.function
         if function is None or node.value in self.context.local_names:
             return
-        captured = Rebinding.of(self.context).captured(function.key).get(node.value)
+        captured = rebinding.Rebinding.of(self.context).captured(function.key).get(node.value)
         if captured is None or (function.key, node.value) in self._seen:
             return
         ancestors = self.context.ancestors
@@ -147,7 +149,7 @@ class CapturedMutableGlobal(Rule):
             return
         self._seen.add((function.key, node.value))
         kind, line = captured
-        template = self.closure_message if kind == CLOSURE else self.message
+        template = self.closure_message if kind == rebinding.CLOSURE else self.message
         self.report(node, template.format(name=node.value, line=line))
 
 

@@ -7,11 +7,12 @@ from typing import Dict, Optional, Set, Tuple
 
 from ..analysis.lazy_libcst import NodeTypes, cst
 
-from ..analysis.rebinding import (AttributeRebinding, PassedObjects, Rebinding,
-                                  attribute_rebinding, changes_attribute, is_setup_method)
-from ..analysis.state_use import StateUse
+from ..analysis.lazy_import import lazy_module
 from ..rule import Rule
 from ..analysis.patterns import lazy_compile
+
+rebinding = lazy_module("..analysis.rebinding", __package__)
+state_use = lazy_module("..analysis.state_use", __package__)
 
 #: Where an attribute is written, not read.
 _TARGETS = NodeTypes("AssignTarget", "AugAssign", "AnnAssign", "Del", "For", "AsName")
@@ -143,8 +144,8 @@ class CapturedMutableAttribute(Rule):
         self._assigned: Dict[Tuple[object, str, str], cst.CSTNode] = {}
 
     @classmethod
-    def facts(cls, context) -> AttributeRebinding:
-        return context.fact("attribute-rebinding", attribute_rebinding)
+    def facts(cls, context) -> rebinding.AttributeRebinding:
+        return context.fact("attribute-rebinding", rebinding.attribute_rebinding)
 
     @classmethod
     def triggers_for(cls, context):
@@ -178,15 +179,15 @@ class CapturedMutableAttribute(Rule):
         passed = None if classes else self._passed(obj)
         if passed is not None:  # the objects every call passes, and when they change
             classes = {c for cls in passed.classes for c in facts.family(cls)}
-            line = Rebinding.of(self.context).attribute_change(passed, attribute, facts)
+            line = rebinding.Rebinding.of(self.context).attribute_change(passed, attribute, facts)
         else:
             line = (facts.rebound_in(classes, attribute) if classes
                     else facts.rebound_anywhere(attribute))
         if (line is None or self._tests_own_initialisation(node, classes)
                 or self._reset_by_compile(classes, attribute)
                 or passed is None and self._only_set_here(classes, attribute, line)
-                or passed is None and StateUse.of(self.context).one_constant(attribute)
-                or StateUse.of(self.context).set_first_in_each_trace(function.node, attribute)
+                or passed is None and state_use.StateUse.of(self.context).one_constant(attribute)
+                or state_use.StateUse.of(self.context).set_first_in_each_trace(function.node, attribute)
                 or self._fresh_each_run(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
@@ -205,7 +206,7 @@ class CapturedMutableAttribute(Rule):
         facts = self.facts(self.context)
         writers = {name for cls in classes
                    for name, attributes in facts.writers.get(cls, {}).items()
-                   if attribute in attributes and not is_setup_method(name)}
+                   if attribute in attributes and not rebinding.is_setup_method(name)}
         return writers == {method} and not any(
             attr == attribute for _, attr, _ in facts.changes)
 
@@ -214,14 +215,14 @@ class CapturedMutableAttribute(Rule):
         each run of the function it is written in (``Rebinding.one_run``), and that run
         neither assigns the attribute nor calls a method that does: the changes happen
         between runs, and the next run traces a new function with the new value."""
-        run = Rebinding.of(self.context).one_run(self.context.function.key)
+        run = rebinding.Rebinding.of(self.context).one_run(self.context.function.key)
         if run is None:
             return False
         facts = self.facts(self.context)
         writers = {name for cls in classes or facts.writers
                    for name, attributes in facts.writers.get(cls, {}).items()
                    if attribute in attributes}
-        return not changes_attribute(run, attribute, writers)
+        return not rebinding.changes_attribute(run, attribute, writers)
 
     def _reset_by_compile(self, classes: Set[str], attribute: str) -> bool:
         """In a Keras ``train_step``/``test_step``/``predict_step`` (or code they call), an
@@ -235,9 +236,9 @@ class CapturedMutableAttribute(Rule):
                    facts.writers.get(cls, {}).items() if attribute in attributes}
         return bool(methods) and methods <= _SET_UP_OR_COMPILE
 
-    def _passed(self, parameter: str) -> Optional[PassedObjects]:
+    def _passed(self, parameter: str) -> Optional[rebinding.PassedObjects]:
         """What the calls of the traced function pass for ``parameter``, when known."""
-        return Rebinding.of(self.context).passed_objects(self.context.function.key, parameter)
+        return rebinding.Rebinding.of(self.context).passed_objects(self.context.function.key, parameter)
 
     def _classes(self, obj: str) -> Optional[Set[str]]:
         """The classes ``obj`` may be an instance of: those of the traced method's family
@@ -334,7 +335,7 @@ def _tests_flag(test: cst.BaseExpression, obj: str, attribute: str) -> bool:
 
 
 def _sets(body: cst.CSTNode, obj: str, attribute: str, classes: Set[str],
-          facts: AttributeRebinding) -> bool:
+          facts: rebinding.AttributeRebinding) -> bool:
     """``body`` assigns ``obj.attribute``, or calls ``obj.method()`` that does."""
     stack = [body]
     while stack:

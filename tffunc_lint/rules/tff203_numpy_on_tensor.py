@@ -6,7 +6,10 @@ from ..analysis.lazy_libcst import cst
 
 from ..analysis.names import dotted_name
 from ..rule import Rule
-from ..analysis.tensor_taint import is_tainted
+from ..analysis.lazy_import import lazy_module
+
+tensor_taint = lazy_module("..analysis.tensor_taint", __package__)
+
 
 #: NumPy functions that read only static properties (``.shape``, ``.ndim``) or take dtypes,
 #: and so work on symbolic tensors too.
@@ -96,7 +99,7 @@ class NumpyOnTensor(Rule):
         parts = qualified.split(".")
         if parts[1] in ("random", "testing", "typing") or parts[-1] in _STATIC_FUNCTIONS:
             return
-        if not any(is_tainted(self.context, arg.value) for arg in node.args):
+        if not any(tensor_taint.is_tainted(self.context, arg.value) for arg in node.args):
             return
         if self.context.in_eager_branch() or self.context.in_non_tensor_branch():
             return

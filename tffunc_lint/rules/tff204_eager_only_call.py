@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.tensor_taint import is_tainted
+from ..analysis.lazy_import import lazy_module
 from ..rule import Rule
 from ..analysis.patterns import lazy_compile
+
+tensor_taint = lazy_module("..analysis.tensor_taint", __package__)
 
 
 class EagerOnlyCall(Rule):
@@ -84,7 +85,7 @@ class EagerOnlyCall(Rule):
             return
         if self.context.qualified_name(func.value) is not None:
             return  # a module or a class (``tnp.numpy()``), not a tensor
-        if func.attr.value == "item" and not is_tainted(self.context, func.value):
+        if func.attr.value == "item" and not tensor_taint.is_tainted(self.context, func.value):
             return
         if self.context.in_eager_branch() or self.context.in_non_tensor_branch():
             return

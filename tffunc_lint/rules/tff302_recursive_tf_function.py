@@ -11,14 +11,15 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ..analysis.lazy_libcst import NodeTypes, cst
 
 from ..analysis.graph_context import ProjectGraph
-from ..analysis.loop_kind import python_container_type
+from ..analysis.lazy_import import lazy_module
 from ..analysis.module_index import CALLED, FunctionKey
 from ..analysis.names import ast_dotted_name, function_local_names, parameter_names
 from ..analysis.patterns import words
-from ..analysis.tensor_taint import (STATIC_ATTRIBUTES, STATIC_CALLS, python_annotation,
-                                     read_annotation)
 from ..rule import Rule
 from ..analysis.ast_walk import child_nodes, walk_nodes
+
+loop_kind = lazy_module("..analysis.loop_kind", __package__)
+tensor_taint = lazy_module("..analysis.tensor_taint", __package__)
 
 #: For each traced function of the module: the functions it calls that close a cycle of
 #: calls among traced functions, as (name, called as a method).
@@ -422,11 +423,11 @@ class _Bounds:
         parameter, default = _parameter(node, name)
         if parameter is None:
             return False
-        annotation = read_annotation(parameter.annotation)
+        annotation = tensor_taint.read_annotation(parameter.annotation)
         if annotation is not None:
-            if python_annotation(annotation, _NUMBER_TYPES):
+            if tensor_taint.python_annotation(annotation, _NUMBER_TYPES):
                 return True
-            if kind == "structure" and python_container_type(annotation):
+            if kind == "structure" and loop_kind.python_container_type(annotation):
                 return True
             if "Tensor" in ast.unparse(annotation):
                 return False
@@ -488,7 +489,7 @@ class _Bounds:
             return (self._python_value(node.body, key, kind, hops)
                     and self._python_value(node.orelse, key, kind, hops))
         if isinstance(node, ast.Attribute):
-            return node.attr in STATIC_ATTRIBUTES
+            return node.attr in tensor_taint.STATIC_ATTRIBUTES
         if isinstance(node, ast.Subscript):
             return self._python_value(node.value, key, kind, hops)
         if isinstance(node, ast.Call):
@@ -499,13 +500,13 @@ class _Bounds:
 
     def _python_call(self, node: ast.Call, key: FunctionKey, kind: str, hops: int) -> bool:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in STATIC_ATTRIBUTES:
+        if isinstance(func, ast.Attribute) and func.attr in tensor_taint.STATIC_ATTRIBUTES:
             return True  # ``x.get_shape()``, ``x.shape.as_list()``
         dotted = ast_dotted_name(func)
         function = self.index.nodes.get(key)
         local = function_local_names(function) if function is not None else frozenset()
         qualified = self.context.names.resolve(dotted, local) if dotted else None
-        if qualified in STATIC_CALLS:
+        if qualified in tensor_taint.STATIC_CALLS:
             return True
         return (qualified in _NUMBER_BUILTINS and not node.keywords
                 and all(self._python_value(arg, key, kind, hops) for arg in node.args))

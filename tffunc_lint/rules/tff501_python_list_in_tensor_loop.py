@@ -8,11 +8,13 @@ from typing import Optional
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.cst_walk import descendants
-from ..analysis.container_provenance import Provenance, module_scopes, origin, value_kind
-from ..analysis.loop_kind import bindings, enclosing_loops, graph_loops
+from ..analysis.lazy_import import lazy_module
 from ..analysis.names import assigned_names, dotted_name
 from ..rule import Rule
 from ..analysis.patterns import lazy_compile
+
+container_provenance = lazy_module("..analysis.container_provenance", __package__)
+loop_kind = lazy_module("..analysis.loop_kind", __package__)
 
 _LOOP_HEADER = lazy_compile(r"^[ \t]*(?:for|while)\b", re.MULTILINE)
 _APPEND = lazy_compile(r"\.\s*(?:append|extend|insert)\s*\(")
@@ -30,7 +32,7 @@ _APPENDS = frozenset({"append", "extend", "insert"})
 
 def _binds(node: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` is (re)bound somewhere in ``node`` (a loop body)."""
-    return any(name in assigned_names(target) for target, _ in bindings(node))
+    return any(name in assigned_names(target) for target, _ in loop_kind.bindings(node))
 
 
 class PythonListInTensorLoop(Rule):
@@ -117,7 +119,7 @@ class PythonListInTensorLoop(Rule):
         if name is None or not self._is_list(name):
             return
         loop = self._graph_loop(name)
-        if loop is not None and (origin(self.context, name).provenance is not Provenance.LOCAL
+        if loop is not None and (container_provenance.origin(self.context, name).provenance is not container_provenance.Provenance.LOCAL
                                  or "." in name or self._read_after(loop, name)):
             self.report(node)
 
@@ -143,25 +145,25 @@ class PythonListInTensorLoop(Rule):
         return True
 
     def _is_list(self, name: str) -> bool:
-        found = origin(self.context, name)
+        found = container_provenance.origin(self.context, name)
         if found.kind == "list":
             return True
-        if found.provenance is not Provenance.LOCAL or "." in name:
+        if found.provenance is not container_provenance.Provenance.LOCAL or "." in name:
             return False
         # A local list may be rebound later (``values = tf.stack(values)``): any list binding.
         function = self.context.function
-        values = module_scopes(self.context).bindings(function.node).values.get(name, ())
-        return any(value_kind(v, self.context.names, self.context.local_names) == "list"
+        values = container_provenance.module_scopes(self.context).bindings(function.node).values.get(name, ())
+        return any(container_provenance.value_kind(v, self.context.names, self.context.local_names) == "list"
                    for v in values)
 
     def _graph_loop(self, name: str) -> Optional[cst.CSTNode]:
         """The innermost enclosing loop that AutoGraph converts, if the list is made before
         it; None otherwise."""
-        function, loops = enclosing_loops(self.context.ancestors)
+        function, loops = loop_kind.enclosing_loops(self.context.ancestors)
         head = name.partition(".")[0]
         for loop in loops:
             if "." not in name and _binds(loop.body, head):
                 return None  # a fresh list on every iteration
-            if graph_loops(self.context, function).is_graph_loop(loop):
+            if loop_kind.graph_loops(self.context, function).is_graph_loop(loop):
                 return loop
         return None
