@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Dict, List
 from .lazy_libcst import cst
 
 from .tensor_taint import is_tainted
-from .ast_walk import walk_nodes
+from .ast_walk import child_nodes, walk_nodes
+from .module_index import DATASET_METHODS
 from .patterns import lazy_compile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -196,7 +197,74 @@ def traced_once_by_design(context: "FileContext") -> bool:
         return True
     if root.how != "@tf.function" or (root.path and root.path != context.path):
         return False
-    return _returned_signature(context, root.function, root.line)
+    return (_returned_signature(context, root.function, root.line)
+            or _only_mapped(context, root.function))
+
+
+def _only_mapped(context: "FileContext", qualname: str) -> bool:
+    """The ``@tf.function`` ``qualname`` runs only within tf.data's trace of a pipeline
+    (``_pipeline_only``): Python calls it nowhere else but once in the module's
+    straight-line code (``parse(path)``, to look at what it gives)."""
+    return "." not in qualname and qualname in context.fact("trace_output.pipeline_only",
+                                                            _pipeline_only)
+
+
+def _pipeline_only(context: "FileContext") -> frozenset:
+    """Module-level defs that Python runs only while tf.data traces a pipeline: handed to a
+    dataset transformation (``ds.map(load)``), or called from the body of such a def
+    (``load`` from ``load_image_train``), and otherwise called only by the module's
+    straight-line code and never in a loop, a comprehension, a lambda, a class or another
+    def, nor passed anywhere else. What they print or log while traced is all there is."""
+    index = context.graph.index
+    if context.tree is None or not any(e.how.startswith("Dataset.") for e in index.entries):
+        return frozenset()
+    defs = {node.name for node in context.tree.body if isinstance(node, _DEFS)}
+    mapped = {entry.target[1][2] for entry in index.entries
+              if entry.how.startswith("Dataset.") and entry.target[0] == "local"
+              and entry.target[1][2] in defs
+              and index.top_level.get(entry.target[1][2]) == entry.target[1]}
+    callers: Dict[str, set] = {}  # def → the defs whose bodies call it (None: module code)
+    disqualified = set()
+    stack = [(node, None, False) for node in context.tree.body]
+    while stack:  # not recursive: a long chain of ``a + b + ...`` nests as deep as it is long
+        node, owner, repeats = stack.pop()
+        if isinstance(node, ast.Name) and node.id in defs and isinstance(node.ctx, ast.Load):
+            disqualified.add(node.id)  # a reference not called here: passed somewhere
+        if isinstance(node, ast.Call):
+            func, arguments = node.func, [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(func, ast.Name) and func.id in defs:
+                if repeats:
+                    disqualified.add(func.id)
+                else:
+                    callers.setdefault(func.id, set()).add(owner)
+            else:
+                stack.append((func, owner, repeats))
+            for argument in arguments:
+                if not (isinstance(func, ast.Attribute) and func.attr in DATASET_METHODS
+                        and isinstance(argument, ast.Name)):
+                    stack.append((argument, owner, repeats))
+            continue
+        if isinstance(node, _DEFS) and owner is None and not repeats:
+            stack.extend((child, node.name, False) for child in node.body)
+            stack.extend((child, owner, repeats) for child in node.decorator_list)
+            continue
+        inner = repeats or isinstance(node, _REPEATING)
+        stack.extend((child, owner, inner) for child in child_nodes(node))
+    found = {name for name in defs - disqualified
+             if name in mapped or callers.get(name, {None}) - {None}}
+    changed = True
+    while changed:  # a def called from one that is not pipeline-only is not either
+        changed = False
+        for name in list(found):
+            if any(caller is not None and caller not in found for caller in callers.get(name, ())):
+                found.discard(name)
+                changed = True
+    return frozenset(found)
+
+
+_REPEATING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.For,
+              ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+              ast.GeneratorExp)
 
 
 def _returned_signature(context: "FileContext", qualname: str, decorator_line: int) -> bool:

@@ -70,8 +70,9 @@ class PrintInTfFunction(Rule):
     Test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`) are not
     checked: a print there is a diagnostic of one test run. Nor are prints in code that
     Python traces once and never calls: a dataset function (`Dataset.map(parse)`: tf.data
-    runs the graph for every element, the Python body ran once for the pipeline) and a
-    signature factory's `@tf.function(input_signature=...)` that its enclosing function
+    runs the graph for every element, the Python body ran once for the pipeline), also one
+    decorated with `@tf.function` that Python calls only in the module's straight-line code
+    (`parse(path)` once, to look at it), and a signature factory's `@tf.function(input_signature=...)` that its enclosing function
     returns without calling (traced for export, served without Python); a print there is
     all the output there is. The trace reason shown is the one the analysis found first: a
     dataset function that a training step also calls may be taken for a dataset function

@@ -119,7 +119,8 @@ class PythonIoSideEffect(Rule):
 
     ## Known problems
     Logging in code that Python traces once and never calls is not reported: a dataset
-    function (`Dataset.map(parse)`) and a signature factory's
+    function (`Dataset.map(parse)`, decorated or not, that Python calls nowhere but in the
+    module's straight-line code) and a signature factory's
     `@tf.function(input_signature=...)` that its enclosing function returns without calling
     it (traced for export, then served without Python): what it logs while tracing is all it
     logs, the structure of what it serves. I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
