@@ -864,8 +864,9 @@ class ModuleIndex:
         if any(map(_TF1_TEXT.search, lines)):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
                               or _uses_tf1(tree, index.names))
-        index.removed_before = removed_before(tree, module_text.joined()[0],
-                                              index.names.resolve)
+        joined, starts = module_text.joined()
+        index.removed_before = removed_before(tree, joined, index.names.resolve,
+                                              index.names.bound(), starts)
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(

@@ -25,12 +25,14 @@ where no such version has Keras 3 (which gives them a seed variable).
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional
+from bisect import bisect_left, bisect_right
+from types import MappingProxyType
+from typing import Callable, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 from .. import requirements
 from ..requirements import Version
 from .names import ast_dotted_name
-from .ast_walk import walk_nodes
+from .ast_walk import child_nodes
 
 #: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
 _REMOVED = {
@@ -54,12 +56,21 @@ KERAS_3_SINCE = (2, 16)
 _REMOVED_TEXT = ("mixed_precision", "backend", "save_weights")
 
 
-def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optional[str]]
-                   ) -> Optional[Version]:
+def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optional[str]],
+                   bound: Mapping[str, str] = MappingProxyType({}),
+                   starts: Optional[Sequence[int]] = None) -> Optional[Version]:
     """The earliest release that removed an API the module's code uses (see the module
-    docstring), None when it uses none; ``resolve`` gives a dotted name's qualified name."""
+    docstring), None when it uses none; ``resolve`` gives a dotted name's qualified name,
+    ``bound`` what the module binds its names to (``K`` → ``keras.backend``), ``starts``
+    where each line starts in ``text`` (by default, after each newline)."""
     if not any(word in text for word in _REMOVED_TEXT):
         return None
+    # Only statements whose lines hold one of these words can use such an API: the names
+    # above, ``experimental``, and the module's own names for the modules they are in.
+    words = [*_REMOVED_TEXT, "experimental",
+             *(name for name, target in bound.items()
+               if target.startswith("keras.backend") or "mixed_precision" in target)]
+    lines = _lines_holding(text, words, starts)
     earliest: Optional[Version] = None
 
     def used(qualified: Optional[str], is_call: bool) -> None:
@@ -73,7 +84,7 @@ def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optiona
                 and qualified.rpartition(".")[2] not in _KERAS_3_BACKEND):
             earliest = KERAS_3_SINCE if earliest is None else min(earliest, KERAS_3_SINCE)
 
-    for node in walk_nodes(tree):
+    for node in _walk_lines(tree, lines):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 used(alias.name, False)
@@ -89,6 +100,45 @@ def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optiona
             dotted = ast_dotted_name(node)
             used(resolve(dotted) if dotted else None, False)
     return earliest
+
+
+def _lines_holding(text: str, words: Iterable[str],
+                   starts: Optional[Sequence[int]] = None) -> List[int]:
+    """Sorted numbers of the lines where one of ``words`` occurs (as a substring)."""
+    found = set()
+    for word in set(words):
+        position = text.find(word)
+        while position >= 0:
+            found.add(position)
+            position = text.find(word, position + len(word))
+    numbers: List[int] = []
+    line, previous = 1, 0
+    for position in sorted(found):
+        if starts is not None:
+            line = bisect_right(starts, position)
+        else:
+            line += text.count("\n", previous, position)
+            previous = position
+        if not numbers or numbers[-1] != line:
+            numbers.append(line)
+    return numbers
+
+
+def _walk_lines(tree: ast.AST, lines: List[int]) -> Iterator[ast.AST]:
+    """The nodes of ``tree`` (as ``walk_nodes``, in another order) but those whose lines
+    hold none of ``lines``, with all they contain."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        first = getattr(node, "lineno", None)
+        if first is not None:
+            for decorator in getattr(node, "decorator_list", ()):
+                first = min(first, decorator.lineno)
+            index = bisect_left(lines, first)
+            if index == len(lines) or lines[index] > (node.end_lineno or first):
+                continue
+        todo.extend(child_nodes(node))
+        yield node
 
 
 def _rejected_by_keras_3(call: ast.Call) -> bool:
