@@ -192,9 +192,17 @@ class GuardReader:
         return ...`` then ``if tf.is_tensor(x): x.numpy()``)."""
         if not known_false:
             return False
-        terms = {ast.dump(term) for term in _conjuncts(test)}
+        terms = None
         for exit_test in known_false:
-            rest = [t for t in _conjuncts(exit_test) if ast.dump(t) not in terms]
+            conjuncts = _conjuncts(exit_test)
+            # Most exit tests have no term false only outside tracing: then none can be
+            # left over, and comparing terms (``ast.dump`` of each, slow on long ones) is
+            # not needed.
+            if not any(self.untraced_if(term, False) is True for term in conjuncts):
+                continue
+            if terms is None:
+                terms = {ast.dump(term) for term in _conjuncts(test)}
+            rest = [t for t in conjuncts if ast.dump(t) not in terms]
             if rest and all(self.untraced_if(term, False) is True for term in rest):
                 return True
         return False
