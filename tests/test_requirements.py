@@ -162,6 +162,9 @@ def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spe
     "* **TensorFlow** 2.4.1\n",
     # Open3D's Lagrangian fluids: either framework
     "## Dependencies\n\n- Tensorflow 2.3 or PyTorch 1.6\n- Open3D 0.11 or later\n",
+    # a paper's code: the packages of its conda environment, as `conda list` names them
+    "A Conda environment was created with the following packages:\n"
+    "- tensorflow - 2.7.0\n- tensorflow-probability - 0.15.0\n",
 ])
 def test_a_readme_list_of_requirements_names_the_versions_supported(capsys, content):
     write("README.md", content)

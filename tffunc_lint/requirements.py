@@ -84,9 +84,10 @@ _REQUIREMENT_LINE = lazy_compile(
 #: An item of a list that names TensorFlow and its version, and nothing else (a README's
 #: requirements: ``- TensorFlow 2.4``, ``* tensorflow >= 2.3``, ``- Tensorflow (version
 #: 2.0+)``, ``* tensorflow 2.0 or above``, the same in Korean or Chinese, ``- Tensorflow 2.3
-#: or PyTorch 1.6`` for a project of both).
+#: or PyTorch 1.6`` for a project of both, ``- tensorflow - 2.7.0`` as a conda listing
+#: reads).
 _LISTED = lazy_compile(
-    r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+[`*_]*tensorflow(?:[-_](?:gpu|cpu))?[`*_]*[ \t]*(?::[ \t]*)?"
+    r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+[`*_]*tensorflow(?:[-_](?:gpu|cpu))?[`*_]*[ \t]*(?:[:-][ \t]*)?"
     r"(?:\([ \t]*)?(?:version[ \t]*|v(?=\d))?(?P<op>==|[<>~]=?)?[ \t]*"
     r"(?P<version>\d+(?:\.\d+)*(?P<any>\.[xX*])?)[ \t]*"
     r"(?P<on>\+|(?:or|and)[ \t]+(?:above|higher|later|newer|up)|이상|以上|及以上)?"
