@@ -37,7 +37,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 
 from .guards import init_targets
 from .module_index import CALLED, iter_statements, statement_bindings
-from .scoped_state import set_around_a_call
+from .scoped_state import set_around_a_call, set_around_keras_runs
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
 from .ast_walk import child_nodes, walk_nodes
@@ -1163,6 +1163,8 @@ class _AttributeWalker:
                     continue
                 self._references(node, where, calls)
             if isinstance(node, ast.ClassDef):
+                if not calls:
+                    self.scoped.update(set_around_keras_runs(node))
                 self.walk(node.body, _Where(cls=self.by_line.get(node.lineno)), calls)
                 continue
             if isinstance(node, _FUNCTIONS):

@@ -19,7 +19,9 @@ whose class's ``__exit__`` assigns the target too; and, within one block of stat
 function's, or a branch's), a value kept in a local, the target set, a call, and the
 target set back from the local, where every assignment of the target lies between such a
 save and its restore (``_saved_and_restored``). :func:`set_around_a_call` finds the
-same shape around one call in a ``__call__``: a flag set, the call, the flag set back.
+same shape around one call in a ``__call__``: a flag set, the call, the flag set back; and
+:func:`set_around_keras_runs` around the call of Keras's ``fit`` (``evaluate`` …) in an
+override of it.
 """
 
 from __future__ import annotations
@@ -147,6 +149,77 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
                     found.update((statement.lineno, body[last].lineno))
                 break
     return found
+
+
+#: Keras's methods that run a model, each through a ``tf.function`` of its own (``fit``:
+#: ``train_function``, ``evaluate``: ``test_function``, ``predict``: ``predict_function``).
+KERAS_RUN_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch",
+                               "test_on_batch", "predict_on_batch"})
+
+
+def set_around_keras_runs(cls: ast.ClassDef) -> Set[int]:
+    """Lines of ``self.flag = <constant>`` statements in ``cls``'s overrides of Keras's run
+    methods that set a flag around the call of the method they override and set it back
+    after it (``self.augmented = True``, ``super().fit(x, y)``, ``self.augmented = False``;
+    or back to a value kept before: ``kept = self.scale``, ``self.scale = False``, the
+    call, ``self.scale = kept``): every trace that run makes sees the value set, and the
+    others (``predict`` where only ``fit`` sets the flag) the value outside. Not when two
+    overrides set the same flag to different values: ``fit``'s validation and
+    ``evaluate`` share one traced function."""
+    found: dict = {}
+    for method in cls.body:
+        if not (isinstance(method, _FUNCTIONS) and method.name in KERAS_RUN_METHODS
+                and method.args.args):
+            continue
+        self_name = method.args.args[0].arg
+        for attribute, value, lines in _set_around_super(method.body, self_name, method.name):
+            found.setdefault(attribute, []).append((value, lines))
+    lines: Set[int] = set()
+    for attribute, settings in found.items():
+        if len({repr(value) for value, _ in settings}) == 1:
+            for _, pair in settings:
+                lines.update(pair)
+    return lines
+
+
+def _set_around_super(body: Sequence[ast.stmt], self_name: str, method: str
+                      ) -> Iterable[Tuple[str, object, Tuple[int, int]]]:
+    def target(statement: ast.stmt) -> Optional[str]:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Attribute)
+                and isinstance(statement.targets[0].value, ast.Name)
+                and statement.targets[0].value.id == self_name):
+            return statement.targets[0].attr
+        return None
+
+    def calls_super(statement: ast.stmt) -> bool:
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                   and node.func.attr == method and isinstance(node.func.value, ast.Call)
+                   and isinstance(node.func.value.func, ast.Name)
+                   and node.func.value.func.id == "super" for node in walk_nodes(statement))
+
+    kept = {}  # local name → the attribute it keeps (``so = self.scale_outputs``)
+    for first, statement in enumerate(body):
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Attribute)
+                and isinstance(statement.value.value, ast.Name)
+                and statement.value.value.id == self_name):
+            kept[statement.targets[0].id] = statement.value.attr
+        attribute = target(statement)
+        if attribute is None or not isinstance(statement.value, ast.Constant):
+            continue
+        value = statement.value.value
+        for last in range(first + 1, len(body)):
+            closing = body[last]
+            if target(closing) != attribute:
+                continue
+            restored = closing.value
+            back = (isinstance(restored, ast.Constant) and restored.value != value
+                    or isinstance(restored, ast.Name) and kept.get(restored.id) == attribute)
+            if back and any(calls_super(between) for between in body[first + 1:last]):
+                yield attribute, value, (statement.lineno, closing.lineno)
+            break
 
 
 def _stores(body: Iterable[ast.stmt], target: str) -> List[int]:

@@ -80,6 +80,11 @@ class CapturedMutableAttribute(Rule):
     reassignment: every call of the object passes through `__call__`, so every trace made
     inside reads the same value. The same in another method (`train()` around
     `self.step(x)`) is reported: `predict()` may call the same traced step without it.
+    Not reported either: a flag set around the call of Keras's own `fit` (`evaluate`,
+    `predict` …) in an override of it (`self.augmented = True`, `super().fit(x, y)`, then
+    set back): each of those runs traces a function of its own, which sees the value set;
+    unless two overrides set the flag to different values (`fit`'s validation and
+    `evaluate` share one traced function).
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
