@@ -1129,3 +1129,77 @@ def test_a_module_that_only_keras_2_programs_import_runs_on_keras_2(
         "import tensorflow as tf\nfrom model import Net\n\nmodel = Net()\npath = 'w'\n"
         f"model.save_weights({predict_loads})\nprint(model.predict(tf.ones((2, 4))))\n")
     assert _where(capsys, tmp_path, code="TFF301") == found
+
+
+EAGER_VAE = '''"""A notebook's discrete VAE (I-MLE): its layer draws noise in ``tf.function``s
+of its own, with TensorFlow and a TensorFlow Probability distribution, and the model is
+called eagerly, in a ``GradientTape`` loop."""
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+
+class SubsetLayer(tf.keras.layers.Layer):
+    def __init__(self, k=10):
+        super().__init__()
+        self.k = k
+        self.gumbel = tfp.distributions.Gumbel(loc=0.0, scale=1.0)
+
+    @tf.function
+    def sample_gumbel(self, shape):
+        return self.gumbel.sample(shape)
+
+    @tf.function
+    def sample_gamma(self, shape):
+        draws = tf.map_fn(lambda t: tf.random.gamma(shape, 1.0 / self.k, self.k / t),
+                          elems=tf.constant([1.0, 2.0, 3.0]))
+        return tf.reduce_sum(draws, 0)
+
+    def call(self, logits):
+        return logits + self.sample_gumbel(tf.shape(logits)) + self.sample_gamma(
+            tf.shape(logits))
+
+
+class DiscreteVAE(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = tf.keras.layers.Dense(8)
+        self.subset = SubsetLayer()
+
+    def call(self, x):
+        self.sample_y = self.subset(self.encoder(x))
+        return self.sample_y
+
+
+model = DiscreteVAE()
+optimizer = tf.keras.optimizers.Adam()
+for batch in tf.data.Dataset.from_tensor_slices(tf.zeros((4, 8))).batch(2):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(STEP)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+print(model.sample_y.numpy())
+'''
+
+TRAIN_STEP = '''
+
+@tf.function
+def train_step(batch):
+    return model(batch)
+'''
+
+
+@pytest.mark.parametrize("step, found", [
+    # the model called eagerly: nothing traces ``call``, whatever the layer's own
+    # ``tf.function``s do
+    ("model(batch)", []),
+    # a ``tf.function`` step of the program's own that calls the model traces ``call``
+    ("train_step(batch)", [("vae.py", 36, "TFF103")]),
+])
+def test_traced_code_of_a_program_runs_its_models_only_if_it_may_call_one(
+        capsys, tmp_path, step, found):
+    text = EAGER_VAE.replace("STEP", step)
+    if step.startswith("train_step"):
+        made = "\nmodel = DiscreteVAE()\n"
+        text = text.replace(made, made + TRAIN_STEP)
+    (tmp_path / "vae.py").write_text(text)
+    assert _where(capsys, tmp_path / "vae.py") == found

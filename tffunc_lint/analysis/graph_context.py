@@ -23,7 +23,7 @@ from . import guards
 from .guards import IS_NONE, flag_parameter
 from ..files import folder_names
 from ..finding import TraceReason
-from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS,
+from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, NOT_KERAS,
                            KERAS_TRAINING, MAIN_GUARD, ONCE, TF_FUNCTION, ClassInfo, Entry,
                            FunctionInfo, FunctionKey, ModuleIndex, Target,
                            may_be_project_module)
@@ -68,11 +68,6 @@ class ModuleView(NamedTuple):
     """The module runs only on TensorFlow older than Keras 3's (see
     ``ProjectGraph.keras_2_only``)."""
 
-
-#: Libraries none of whose classes are Keras models (TensorFlow's own, but for Keras, and
-#: the estimators of scikit-learn and its kin, whose ``fit``/``predict`` run no graph).
-_NOT_KERAS = ("tensorflow.", "sklearn.", "xgboost.", "lightgbm.", "catboost.",
-              "statsmodels.", "torch.", "scipy.", "numpy.", "pandas.")
 
 #: Keras step methods that only training and evaluation run (``fit``, ``evaluate``).
 _TRAINING_STEPS = ("train_step", "test_step")
@@ -144,6 +139,9 @@ _KERAS_MODELS = frozenset({
 })
 _KERAS_LAYER_PREFIXES = ("keras.layers.", "keras.engine.base_layer.", "keras.src.layers.")
 _MAX_HOPS = 8
+#: Functions of a module ``_may_run_models`` reads from one traced function before it
+#: takes the answer to be yes.
+_MODEL_SEARCH = 200
 
 
 def _folder_names(index: ModuleIndex) -> Tuple[str, ...]:
@@ -629,7 +627,8 @@ class ProjectGraph:
     def view_of(self, index: ModuleIndex, traced: Traced) -> ModuleView:
         """What the project knows about ``index``, with ``traced`` its traced functions."""
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
-                          self.runs_keras(index, eager_runs=True), self.direct_steps(index),
+                          self.runs_keras(index, eager_runs=True, any_traced_code=True),
+                          self.direct_steps(index),
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
@@ -1112,7 +1111,8 @@ class ProjectGraph:
         self._program_parts[index.path] = found
         return found
 
-    def runs_keras(self, index: ModuleIndex, eager_runs: bool = False) -> bool:
+    def runs_keras(self, index: ModuleIndex, eager_runs: bool = False,
+                   any_traced_code: bool = False) -> bool:
         """Keras may run the ``call``/``train_step`` of the module's Keras classes in a graph:
         always for a module others may import; for a program (a notebook, a script nothing
         imports, see ``script``) or a module only such programs import
@@ -1127,17 +1127,22 @@ class ProjectGraph:
         nothing fits, predicts with or exports is then called eagerly or not at all. Nor
         is fitting a model the code asked to run eagerly (``model.run_eagerly = True``)
         unless ``eager_runs``: Keras runs the classes then, but not in a graph. Nor does Keras
-        trace them in code written for TensorFlow 1 (``on_tensorflow_1``)."""
+        trace them in code written for TensorFlow 1 (``on_tensorflow_1``). Traced code of its
+        own counts when it may call a model (``_may_run_models``: a layer's own
+        ``@tf.function`` that draws noise does not), or, with ``any_traced_code``, whatever
+        it calls (what the rules read as the module's ``runs_keras``: the switch TFF406
+        reads turns that code eager too)."""
         if self.on_tensorflow_1(index):
             return False
         if not self.script(index) and not self._part_of_programs(index):
             return True
-        return self._runs_keras_itself(index, eager_runs)
+        return self._runs_keras_itself(index, eager_runs, any_traced_code)
 
-    def _runs_keras_itself(self, index: ModuleIndex, eager_runs: bool = False) -> bool:
+    def _runs_keras_itself(self, index: ModuleIndex, eager_runs: bool = False,
+                           any_traced_code: bool = False) -> bool:
         """The code of ``index`` itself lets Keras run models (see ``runs_keras``): it
         exports one, fits, evaluates or predicts with something that may be one, or has
-        traced code of its own."""
+        traced code of its own that may call one (any, with ``any_traced_code``)."""
         eager_training = self.compiles_only_eagerly()
         runs = set(index.keras_run_classes)
         if eager_runs:
@@ -1147,7 +1152,9 @@ class ProjectGraph:
         if index.exports_keras_graphs or any(
                 self._may_be_keras(index, ("class", run)) for run in runs):
             return True
-        if any(not self._keras_graph_method(index, entry.target) for entry in index.entries):
+        if any(not self._keras_graph_method(index, entry.target) and (
+                any_traced_code or self._may_run_models(index, entry.target))
+               for entry in index.entries):
             return True  # traced code (a tf.function training step) may call the models
         for entry in index.decorated:
             if self._keras_graph_method(index, ("local", entry.decorated)):
@@ -1174,6 +1181,33 @@ class ProjectGraph:
             made = index.instance_classes.get(receiver)
             if made is not None and self._may_be_keras(index, made):
                 return True
+        return False
+
+    def _may_run_models(self, index: ModuleIndex, target: Target) -> bool:
+        """The traced function ``target`` may call a model, as far as the module shows: it,
+        or a function of the module it calls, calls an object (``FunctionInfo.calls_objects``,
+        a method its class does not have: ``self.encoder(x)``) or a function of another
+        module. A layer's own ``@tf.function`` that draws noise with TensorFlow calls none."""
+        found = self.resolve(index, target)
+        todo = [found[1]] if found is not None and found[0] == index.path else []
+        if not todo:
+            return True
+        seen: Set[FunctionKey] = set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            info = index.functions.get(key)
+            if info is None or info.calls_objects or len(seen) > _MODEL_SEARCH:
+                return True
+            for callee, _, _ in info.edges:
+                if callee[0] == "external":
+                    continue  # a library's function: it runs no model of the project's
+                found = self.resolve(index, callee)
+                if found is None or found[0] != index.path:
+                    return True
+                todo.append(found[1])
         return False
 
     def keras_class_runs(self, index: ModuleIndex, cls: ClassInfo) -> bool:
@@ -1376,7 +1410,7 @@ class ProjectGraph:
             qualified = self.canonical(made[1])
             if qualified.startswith(KERAS_MODULES):
                 return True
-            if qualified.startswith(_NOT_KERAS):
+            if qualified.startswith(NOT_KERAS):
                 return False
         found = self._class(index, made)
         if found is None:

@@ -111,6 +111,8 @@ _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
                         "predict_on_batch"})
 _STEPS_AND_RUNS = _KERAS_STEPS | KERAS_RUNS
+#: Methods through which a call runs a model (``net.call(x)``, ``net.predict(x)``).
+_MODEL_CALLS = _STEPS_AND_RUNS | {"call", "__call__"}
 #: Of those, the runs that train or evaluate: Keras refuses them before ``compile()``,
 #: which sets whether they run eagerly (``predict`` and exports need no ``compile()``).
 KERAS_TRAINING = frozenset({"fit", "evaluate", "train_on_batch", "test_on_batch"})
@@ -219,6 +221,12 @@ def _switches_first(body: Sequence[ast.stmt], names: NameTable) -> bool:
 CALLED, PASSED = "called from", "passed to a call in"
 #: Where Keras's own model classes come from, as the index resolves imports.
 KERAS_MODULES = ("keras.", "tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.")
+#: Libraries none of whose classes are Keras models (TensorFlow's own, but for Keras;
+#: TensorFlow Probability's distributions and bijectors; the estimators of scikit-learn and
+#: its kin, whose ``fit``/``predict`` run no graph).
+NOT_KERAS = ("tensorflow.", "tensorflow_probability.distributions.",
+             "tensorflow_probability.bijectors.", "sklearn.", "xgboost.", "lightgbm.",
+             "catboost.", "statsmodels.", "torch.", "scipy.", "numpy.", "pandas.")
 
 
 def may_trace(text: str, tree: Optional[ast.Module] = None,
@@ -361,6 +369,11 @@ class FunctionInfo:
     caller passes it, without ``self``, or None for a keyword-only one; the default); and
     those whose default is None, as the flag ``<name> is None`` (``guards.IS_NONE``), True
     by default. Empty for a function whose decorators may change what its callers pass."""
+    calls_objects: bool = False
+    """It calls something that is neither a function the index knows nor a library's
+    (``model(x)``, ``net.call(x)``, ``layers[i](x)``, a parameter): it may run a model,
+    which the call graph has no edge for. ``self.encoder(x)`` is an edge to a method the
+    class may not have (see ``ProjectGraph.resolve``)."""
     edge_args: Dict[int, Union[Tuple, int]] = field(default_factory=dict)
     """For a call (an edge by position, see ``edges``): what it passes, as ``(positional,
     keywords, open)``, each value ``True``/``False`` written as such, the name of one of
@@ -1162,6 +1175,9 @@ class _Indexer:
         self.readers: List[guards.GuardReader] = []
         self.made: List[Tuple[str, ast.expr]] = []
         """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
+        self.attribute_calls: List[Tuple[FunctionInfo, str]] = []
+        """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
+        ``FunctionInfo.calls_objects``."""
         self.traced_defs: Set[FunctionKey] = set()
         """Functions of the module under a tracing decorator."""
         self.returns_datasets: Dict[FunctionKey, bool] = {}
@@ -1342,6 +1358,16 @@ class _Indexer:
         for reader in self.readers:
             reader.resolve = reader.callee = None
         self.readers = []
+        if self.attribute_calls:  # an object of a library's that runs no model, or not
+            made_as: Dict[str, Optional[Target]] = {}
+            for name, func in self.made:
+                made = self._class_ref(func) if func is not None else None
+                made_as[name] = made if made_as.get(name, made) == made else None
+            for function, held in self.attribute_calls:
+                made = made_as.get(held)
+                if made is None or made[0] != "external" or not made[1].startswith(NOT_KERAS):
+                    function.calls_objects = True
+            self.attribute_calls = []
         known = self.index.instance_classes
         # Of the names functions bind and the attributes set on ``self``, only those that
         # receive a Keras run are asked about (and kept: indexes stay small).
@@ -1725,6 +1751,15 @@ class _Indexer:
                 callee = ("method", scope.cls.qualname, "__call__")  # ``self(x)``: calls it
             else:
                 callee = self._callable(func, scope)
+            if attr in _MODEL_CALLS or callee is None and not (
+                    attr is not None or func.__class__ is ast.Name and qualified):
+                scope.function.calls_objects = True
+            elif callee is None and attr is not None:  # ``obj.method(x)``, ``obj`` unknown
+                held = _own_attribute(func.value, scope.cls) if scope.cls else None
+                if held is None:
+                    scope.function.calls_objects = True
+                else:  # ``self.dist.sample(n)``: settled once the class is known
+                    self.attribute_calls.append((scope.function, held))
             if callee is not None:
                 if (callee[0] == "method" and isinstance(func, ast.Attribute)
                         and isinstance(func.value, ast.Name)
@@ -1892,6 +1927,9 @@ class _Indexer:
     def _resolve_pending(self) -> None:
         """Names used before the module-level def that binds them."""
         for function, name, line, how, conditions, position, passed in self.pending:
+            if how == CALLED and name not in self.index.top_level and (
+                    name not in self.index.classes):
+                function.calls_objects = True  # ``model(x)`` of a module-level ``model``
             if name in self.index.top_level:
                 if conditions:
                     function.edge_guards[len(function.edges)] = conditions
