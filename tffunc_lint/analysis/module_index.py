@@ -26,8 +26,8 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTup
                     Sequence, Set, Tuple, Union)
 
 from . import guards
-from .names import (ALIAS, FALLBACK, IMPORT, OTHER, Binding, NameTable, ast_dotted_name,
-                    function_body_names, function_local_names)
+from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTable,
+                    ast_dotted_name, function_body_names, function_local_names)
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import walk_nodes
@@ -38,7 +38,6 @@ FunctionKey = Tuple
 #: | ("external", qualified name)
 Target = Tuple
 
-TF_FUNCTION = "tensorflow.function"
 INIT_SCOPE = "tensorflow.init_scope"
 #: Callables run eagerly by TensorFlow, never traced: argument 0 or ``func=``.
 PY_FUNCTIONS = frozenset({

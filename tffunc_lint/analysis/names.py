@@ -16,6 +16,8 @@ from .lazy_libcst import cst
 from .ast_walk import child_nodes
 
 _BUILTINS = frozenset(dir(builtins))
+#: ``tf.function``, as every spelling of it resolves.
+TF_FUNCTION = "tensorflow.function"
 
 #: Methods that change a list, dict, set or deque in place (``x.append(v)``).
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",

@@ -27,8 +27,9 @@ override of it.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from .module_index import KERAS_RUNS
 from .names import ast_dotted_name, own_nodes
 from .ast_walk import walk_nodes
 
@@ -127,12 +128,9 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
     passes through ``__call__``, so whatever runs inside, a trace included, always sees the
     first value; nothing is left changed for later."""
     def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
-        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Attribute)
-                and isinstance(statement.targets[0].value, ast.Name)
-                and statement.targets[0].value.id == self_name
-                and isinstance(statement.value, ast.Constant)):
-            return statement.targets[0].attr, statement.value.value
+        attribute = _self_attribute_set(statement, self_name)
+        if attribute is not None and isinstance(statement.value, ast.Constant):
+            return attribute, statement.value.value
         return None
 
     found: Set[int] = set()
@@ -151,10 +149,14 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
     return found
 
 
-#: Keras's methods that run a model, each through a ``tf.function`` of its own (``fit``:
-#: ``train_function``, ``evaluate``: ``test_function``, ``predict``: ``predict_function``).
-KERAS_RUN_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch",
-                               "test_on_batch", "predict_on_batch"})
+def _self_attribute_set(statement: ast.stmt, self_name: str) -> Optional[str]:
+    """The attribute ``statement`` assigns when it is ``self.<attribute> = ...``."""
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Attribute)
+            and isinstance(statement.targets[0].value, ast.Name)
+            and statement.targets[0].value.id == self_name):
+        return statement.targets[0].attr
+    return None
 
 
 def set_around_keras_runs(cls: ast.ClassDef) -> Set[int]:
@@ -166,9 +168,11 @@ def set_around_keras_runs(cls: ast.ClassDef) -> Set[int]:
     others (``predict`` where only ``fit`` sets the flag) the value outside. Not when two
     overrides set the same flag to different values: ``fit``'s validation and
     ``evaluate`` share one traced function."""
-    found: dict = {}
+    found: Dict[str, List[Tuple[object, Tuple[int, int]]]] = {}
     for method in cls.body:
-        if not (isinstance(method, _FUNCTIONS) and method.name in KERAS_RUN_METHODS
+        # Each of Keras's runs traces a ``tf.function`` of its own (``fit``:
+        # ``train_function``, ``evaluate``: ``test_function``, ``predict``: ``predict_function``).
+        if not (isinstance(method, _FUNCTIONS) and method.name in KERAS_RUNS
                 and method.args.args):
             continue
         self_name = method.args.args[0].arg
@@ -184,14 +188,6 @@ def set_around_keras_runs(cls: ast.ClassDef) -> Set[int]:
 
 def _set_around_super(body: Sequence[ast.stmt], self_name: str, method: str
                       ) -> Iterable[Tuple[str, object, Tuple[int, int]]]:
-    def target(statement: ast.stmt) -> Optional[str]:
-        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Attribute)
-                and isinstance(statement.targets[0].value, ast.Name)
-                and statement.targets[0].value.id == self_name):
-            return statement.targets[0].attr
-        return None
-
     def calls_super(statement: ast.stmt) -> bool:
         return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                    and node.func.attr == method and isinstance(node.func.value, ast.Call)
@@ -206,13 +202,13 @@ def _set_around_super(body: Sequence[ast.stmt], self_name: str, method: str
                 and isinstance(statement.value.value, ast.Name)
                 and statement.value.value.id == self_name):
             kept[statement.targets[0].id] = statement.value.attr
-        attribute = target(statement)
+        attribute = _self_attribute_set(statement, self_name)
         if attribute is None or not isinstance(statement.value, ast.Constant):
             continue
         value = statement.value.value
         for last in range(first + 1, len(body)):
             closing = body[last]
-            if target(closing) != attribute:
+            if _self_attribute_set(closing, self_name) != attribute:
                 continue
             restored = closing.value
             back = (isinstance(restored, ast.Constant) and restored.value != value

@@ -9,10 +9,10 @@ mention them. A subtree whose lines mention none of the names is skipped.
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
-from typing import Iterable, List
+from bisect import bisect_left, bisect_right
+from typing import Iterable, List, Optional, Sequence
 
-from .module_index import TF_FUNCTION
+from .names import TF_FUNCTION
 from .patterns import lazy_compile
 
 
@@ -34,9 +34,11 @@ def _follows_dot(text: str, index: int) -> bool:
 class SourceLines:
     """Sorted numbers of the lines where one of ``words`` occurs as a whole identifier."""
 
-    def __init__(self, text: str, words: Iterable[str], attributes: Iterable[str] = ()):
-        """``words`` count anywhere, ``attributes`` only after a dot (``tf.function``)."""
-        starts = set()
+    def __init__(self, text: str, words: Iterable[str], attributes: Iterable[str] = (),
+                 starts: Optional[Sequence[int]] = None):
+        """``words`` count anywhere, ``attributes`` only after a dot (``tf.function``);
+        ``starts``: where each line starts in ``text``, if not after each newline."""
+        found = set()
         wanted = [(word, False) for word in set(words)]
         wanted += [(word, True) for word in set(attributes) - set(words)]
         if len(wanted) > _FIND_WORDS:
@@ -47,7 +49,7 @@ class SourceLines:
                 after_dot = after_dots.get(match.group())
                 if after_dot is not None and (
                         not after_dot or _follows_dot(text, match.start())):
-                    starts.add(match.start())
+                    found.add(match.start())
             wanted = []
         for word, after_dot in wanted:
             # str.find is tens of times faster than a regex with word boundaries.
@@ -56,13 +58,16 @@ class SourceLines:
                 end = position + len(word)
                 if not (_is_word_char(text, position - 1) or _is_word_char(text, end)) and (
                         not after_dot or _follows_dot(text, position)):
-                    starts.add(position)
+                    found.add(position)
                 position = text.find(word, end)
         self.numbers: List[int] = []
         line, previous = 1, 0
-        for position in sorted(starts):
-            line += text.count("\n", previous, position)
-            previous = position
+        for position in sorted(found):
+            if starts is not None:
+                line = bisect_right(starts, position)
+            else:
+                line += text.count("\n", previous, position)
+                previous = position
             if not self.numbers or self.numbers[-1] != line:
                 self.numbers.append(line)
 

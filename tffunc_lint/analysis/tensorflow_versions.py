@@ -25,14 +25,14 @@ where no such version has Keras 3 (which gives them a seed variable).
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left, bisect_right
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from .. import requirements
 from ..requirements import Version
 from .names import ast_dotted_name
 from .ast_walk import child_nodes
+from .source_lines import SourceLines
 
 #: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
 _REMOVED = {
@@ -70,7 +70,7 @@ def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optiona
     words = [*_REMOVED_TEXT, "experimental",
              *(name for name, target in bound.items()
                if target.startswith("keras.backend") or "mixed_precision" in target)]
-    lines = _lines_holding(text, words, starts)
+    lines = SourceLines(text, words, starts=starts)
     earliest: Optional[Version] = None
 
     def used(qualified: Optional[str], is_call: bool) -> None:
@@ -102,43 +102,15 @@ def removed_before(tree: ast.Module, text: str, resolve: Callable[[str], Optiona
     return earliest
 
 
-def _lines_holding(text: str, words: Iterable[str],
-                   starts: Optional[Sequence[int]] = None) -> List[int]:
-    """Sorted numbers of the lines where one of ``words`` occurs (as a substring)."""
-    found = set()
-    for word in set(words):
-        position = text.find(word)
-        while position >= 0:
-            found.add(position)
-            position = text.find(word, position + len(word))
-    numbers: List[int] = []
-    line, previous = 1, 0
-    for position in sorted(found):
-        if starts is not None:
-            line = bisect_right(starts, position)
-        else:
-            line += text.count("\n", previous, position)
-            previous = position
-        if not numbers or numbers[-1] != line:
-            numbers.append(line)
-    return numbers
-
-
-def _walk_lines(tree: ast.AST, lines: List[int]) -> Iterator[ast.AST]:
+def _walk_lines(tree: ast.AST, lines: SourceLines) -> Iterator[ast.AST]:
     """The nodes of ``tree`` (as ``walk_nodes``, in another order) but those whose lines
     hold none of ``lines``, with all they contain."""
     todo = [tree]
     while todo:
         node = todo.pop()
-        first = getattr(node, "lineno", None)
-        if first is not None:
-            for decorator in getattr(node, "decorator_list", ()):
-                first = min(first, decorator.lineno)
-            index = bisect_left(lines, first)
-            if index == len(lines) or lines[index] > (node.end_lineno or first):
-                continue
-        todo.extend(child_nodes(node))
-        yield node
+        if lines.touches(node):
+            todo.extend(child_nodes(node))
+            yield node
 
 
 def _rejected_by_keras_3(call: ast.Call) -> bool:
