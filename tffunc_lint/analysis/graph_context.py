@@ -1597,6 +1597,15 @@ class GraphContext:
             self._functions[key] = function
         return function
 
+    def calls_layers_eagerly(self) -> bool:
+        """Module-level code calls an object of one of the module's Keras classes itself
+        (``sample_ca = CrossAttention(); sample_ca(x, context)``, ``model(batch)``): the
+        program runs its layers eagerly too, and what it reads of them may follow such a
+        call."""
+        index = self.index
+        return any(method == "__call__" and index.instance_of(receiver) in self.keras_classes
+                   for receiver, method in index.eager_steps)
+
     def runs_eagerly_too(self, key: FunctionKey) -> bool:
         """The function runs as Python on some calls the module makes: code of the module
         that is not traced calls it (an evaluation method, module-level code), or a

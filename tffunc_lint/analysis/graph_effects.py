@@ -69,6 +69,8 @@ class GraphEffects:
         """Method → the class whose body defines it."""
         self._methods: Dict[int, Dict[str, ast.AST]] = {}
         """Class → its methods by name."""
+        self._classes: Dict[int, ast.ClassDef] = {}
+        self._by_name: Optional[Dict[str, List[ast.ClassDef]]] = None
         self._layers: Dict[int, FrozenSet[str]] = {}
         """Class → attributes its methods set to a Keras layer or model."""
         if context.tree is not None:
@@ -77,6 +79,7 @@ class GraphEffects:
                     methods = {m.name: m for m in node.body
                                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
                     self._methods[id(node)] = methods
+                    self._classes[id(node)] = node
                     for method in methods.values():
                         self._class_of[id(method)] = node
 
@@ -87,6 +90,28 @@ class GraphEffects:
     def class_of(self, function: ast.AST) -> Optional[ast.ClassDef]:
         """The class whose body defines the method ``function``."""
         return self._class_of.get(id(function))
+
+    def related(self, one: ast.ClassDef, other: Optional[ast.ClassDef]) -> bool:
+        """``one`` and ``other`` are the same class, or one derives from the other within
+        the module (bases matched by name): an object of the one runs methods of both."""
+        return other is not None and (one is other or other in self._ancestors(one)
+                                      or one in self._ancestors(other))
+
+    def _ancestors(self, cls: ast.ClassDef) -> List[ast.ClassDef]:
+        if self._by_name is None:
+            self._by_name = {}
+            for node in self._classes.values():
+                self._by_name.setdefault(node.name, []).append(node)
+        found: List[ast.ClassDef] = []
+        stack = [cls]
+        while stack:
+            for base in stack.pop().bases:
+                name = ast_dotted_name(base)
+                for parent in self._by_name.get((name or "").rpartition(".")[2], ()):
+                    if parent is not cls and parent not in found:
+                        found.append(parent)
+                        stack.append(parent)
+        return found
 
     def methods(self, function: ast.AST) -> Dict[str, ast.AST]:
         """The methods of the class of ``function`` by name (empty for a plain function)."""

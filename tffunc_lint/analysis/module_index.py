@@ -444,6 +444,7 @@ class Entry:
 
 
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
+_KERAS_INPUTS = ("keras.Input", "keras.layers.Input")
 _KERAS_GRAPH_BUILDERS = ("keras.Input", "keras.layers.Input", "saved_model.save",
                          "TFLiteConverter.from_keras_model")
 #: Of those, the exports: they trace the functions of the object they are given.
@@ -1174,6 +1175,9 @@ class _Indexer:
         self.readers: List[guards.GuardReader] = []
         self.made: List[Tuple[str, ast.expr]] = []
         """Module-level ``name = Something(...)``, for ``ModuleIndex.instance_classes``."""
+        self.symbolic: Set[str] = set()
+        """Module-level names bound to symbolic Keras tensors (``inputs = keras.Input(...)``,
+        ``x = layer(inputs)``): calls on them build a functional model, they run nothing."""
         self.attribute_calls: List[Tuple[FunctionInfo, str]] = []
         """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
         ``FunctionInfo.calls_objects``."""
@@ -1538,6 +1542,13 @@ class _Indexer:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     self.made.append((target.id, node.value.func))
+        if scope.function is None and scope.cls is None:
+            symbolic = (self._symbolic_call(node.value) if isinstance(node.value, ast.Call)
+                        else bool(self.symbolic) and _symbolic_value(node.value, self.symbolic))
+            for target in node.targets:
+                for bound in walk_nodes(target):
+                    if isinstance(bound, ast.Name):
+                        (self.symbolic.add if symbolic else self.symbolic.discard)(bound.id)
         if scope.function is not None:
             for target in node.targets:
                 if isinstance(target, ast.Name):  # ``svm = SVC(...)`` in a function
@@ -1584,6 +1595,13 @@ class _Indexer:
                 class_name = ast_dotted_name(node.value.func)
                 if class_name and class_name in self.index.classes:
                     scope.instances[name] = class_name
+
+    def _symbolic_call(self, call: ast.Call) -> bool:
+        """A module-level call that makes a symbolic Keras tensor: ``keras.Input(...)``, or
+        a call given one (``layer(inputs)``, ``Dense(4)(x)``)."""
+        if self.symbolic and _symbolic_value(call, self.symbolic):
+            return True
+        return (self._qualified(call.func) or "").endswith(_KERAS_INPUTS)
 
     def _instance_class(self, value: ast.expr, scope: _Scope) -> Optional[str]:
         """The module's class ``value`` is an instance of, when known: ``self`` in a method,
@@ -1710,7 +1728,8 @@ class _Indexer:
                 self.index.loop_step_calls.add(call)
         if scope.function is None and attr in _STEPS_AND_RUNS and receiver_name is not None:
             self.index.eager_steps.add((receiver_name, attr))
-        elif scope.function is None and func.__class__ is ast.Name:
+        elif (scope.function is None and func.__class__ is ast.Name
+              and not self._symbolic_call(node)):
             self.index.eager_steps.add((func.id, "__call__"))  # ``model(x)``, run eagerly
         skipped: Set[int] = set()
         if is_py_function(qualified, attr):
@@ -2441,6 +2460,24 @@ _HANDLERS = {
     for name, method in vars(_Indexer).items()
     if name.startswith("visit_") and name != "visit_body" and hasattr(ast, name[len("visit_"):])
 }
+
+
+def _symbolic_value(value: ast.expr, symbolic: Set[str]) -> bool:
+    """``value`` holds one of the ``symbolic`` names' tensors (``x``, ``x[0]``, ``[x, y]``,
+    ``Dense(4)(x)``): a symbolic Keras tensor, or a structure of them."""
+    if isinstance(value, ast.Name):
+        return value.id in symbolic
+    if isinstance(value, ast.Call):
+        parts: List[ast.expr] = [*value.args, *(k.value for k in value.keywords)]
+    elif isinstance(value, (ast.Subscript, ast.Attribute, ast.Starred)):
+        parts = [value.value]
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        parts = list(value.elts)
+    elif isinstance(value, ast.Dict):
+        parts = [v for v in value.values if v is not None]
+    else:
+        return False
+    return any(_symbolic_value(part, symbolic) for part in parts)
 
 
 def _arguments(call: ast.Call, positions: Sequence[int], keywords: Sequence[str]

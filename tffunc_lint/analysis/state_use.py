@@ -14,6 +14,14 @@ assignment is harmful only with evidence that the value must live past that trac
   the trace, or a value frozen at trace time. Set-up methods (``__init__``, ``build``) run
   before the first trace and do not count.
 
+A layer's ``call`` (and what it calls) runs eagerly whenever a program calls the layer
+itself, and in a graph when Keras trains or evaluates the model. In a program that does
+call its layers itself, code outside the class that reads what ``call`` stored
+(``plt.matshow(layer.last_attn_scores)`` in a notebook) reads it where it ran the layer,
+most often right after such an eager call: the rule then asks (``own_class_reads``) for
+readers among the class's own methods and properties (and those of the classes it derives
+from or that derive from it), its API, read whenever a user asks, also after ``fit``.
+
 A traced method that returns its object (``return self``: ``bert(x).get_sequence_output()``)
 hands the attributes it sets over as its outputs, read where it is called, in the caller's
 trace: only a value carried from call to call is evidence then.
@@ -151,14 +159,18 @@ class StateUse:
         return context.fact("state_use", cls)
 
     # -- queries ----------------------------------------------------------------------------
-    def attribute_outlives_trace(self, function: ast.AST, attribute: str) -> bool:
+    def attribute_outlives_trace(self, function: ast.AST, attribute: str,
+                                 own_class_reads: bool = False) -> bool:
         """``self.<attribute>``, set in the traced ``function``, is carried from call to call
         or read by other code (see the module docstring). A call of a method that sets it
-        (``self._sample_weights()``) counts as setting it."""
+        (``self._sample_weights()``) counts as setting it. ``own_class_reads``: of the
+        reads outside the trace, only those of the methods and properties of
+        ``function``'s own class count (see ``StateUse`` on layers' ``call``)."""
         setter_calls = self._setter_calls(attribute)
         if _emptied_on_return(function, attribute):
             return False  # whoever reads it later finds it empty, traced or not
-        if any(key == 0 or not self._traced(key) for key in self._foreign.get(attribute, ())):
+        if not own_class_reads and any(key == 0 or not self._traced(key)
+                                       for key in self._foreign.get(attribute, ())):
             return True  # ``recorder.history`` read outside traced code
         uses = self.attributes.get(attribute, {})
         if self._made_and_deleted(uses):
@@ -169,7 +181,9 @@ class StateUse:
             # call, in the caller's trace. Only a value carried to the next call is harm.
             own = uses.get(id(function))
             return own is not None and own.read_before_set(setter_calls(id(function)))
-        return self._outlives(uses, function, setter_calls, attribute)
+        return self._outlives(uses, function, setter_calls, attribute,
+                              GraphEffects.of(self._context).class_of(function)
+                              if own_class_reads else None)
 
     def set_first_in_each_trace(self, function: ast.AST, attribute: str) -> bool:
         """Each call of ``function`` follows a statement of a traced caller's own body that
@@ -338,14 +352,20 @@ class StateUse:
         return increment and bool(_TRACE_COUNTER.search(target.rpartition(".")[2]))
 
     def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls,
-                  attribute: Optional[str] = None) -> bool:
+                  attribute: Optional[str] = None, readers: Optional[ast.ClassDef] = None
+                  ) -> bool:
+        """``readers``: only methods of that class count as readers outside the trace."""
         own = uses.get(id(function))
         if own is not None and own.read_before_set(setter_calls(id(function))) and not (
                 attribute and self._set_first_by_callers(function, attribute, setter_calls)):
             return True
         modes = self._store_modes(own, function) if attribute and own is not None else {}
+        effects = GraphEffects.of(self._context) if readers is not None else None
         for key, other in uses.items():
             if key == id(function):
+                continue
+            if effects is not None and (key == 0 or not effects.related(
+                    readers, effects.class_of(self._nodes[key]))):
                 continue
             if key == 0:
                 if other.loads or other.static_loads:

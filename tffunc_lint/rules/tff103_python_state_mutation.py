@@ -117,7 +117,11 @@ class PythonStateMutation(Rule):
     call to call), or code outside the trace reads it (an untraced method or property,
     another object's `layer.last_logits` in untraced code, module-level code, or for a
     `nonlocal` variable the enclosing function's own code after the traced function and
-    its untraced helpers). Scratch
+    its untraced helpers). A layer's `call` is also run eagerly by a program that calls
+    the layer (or model) itself: there a reader outside the class, such as a notebook cell
+    plotting `layer.last_attn_scores`, most often follows such an eager call, and only the
+    class's own methods and properties (its API, read whenever a user asks, also after
+    `fit`) count as readers. Scratch
     state, set and then used within the same call (`self.kernel = sample(...)` then
     `x @ self.kernel`), is computed afresh by every trace and is not reported. Nor is a
     reader that runs only under another value of a configuration attribute than the
@@ -350,7 +354,8 @@ class PythonStateMutation(Rule):
         if (found.provenance is container_provenance.Provenance.ATTRIBUTE and function is not None
                 and function.node is not None
                 and not self._outlives_trace(statement, dotted, lambda use: (
-                    use.attribute_outlives_trace(function.node, attribute)))):
+                    use.attribute_outlives_trace(function.node, attribute,
+                                                 self._layer_run_eagerly_too())))):
             return
         if (found.provenance is container_provenance.Provenance.ATTRIBUTE and function is not None
                 and function.node is not None and tensor_taint.literal(value)
@@ -362,6 +367,14 @@ class PythonStateMutation(Rule):
                                "call) and leaks symbolic tensors; use a tf.Variable, return "
                                "the value, or move one-time set-up into "
                                "`with tf.init_scope():`")
+
+    def _layer_run_eagerly_too(self) -> bool:
+        """The traced code is a layer's ``call`` (or what it calls), and the program calls
+        its layers eagerly too: what code outside the class reads of it may be a value of
+        such a call (see ``state_use``)."""
+        reason = self.context.reason
+        return (reason is not None and reason.by_layer_call()
+                and self.context.graph.calls_layers_eagerly())
 
     def _fixed_by_trace(self, value: cst.BaseExpression) -> bool:
         """The value is the same on every call of one trace: what values are (shapes,
