@@ -41,12 +41,16 @@ class TraceReason:
         helper that hands ``fn`` to it): tf.data traces the function once per pipeline."""
         return self.how.startswith("Dataset.") or ", which hands it to Dataset." in self.how
 
+    def by_keras(self) -> bool:
+        """The cause is Keras running a method of a layer or model (``call``, ``train_step``
+        …; directly, or through the helpers it calls)."""
+        return self.chain()[-1].how.startswith("Keras ")
+
     def by_layer_call(self) -> bool:
         """The cause is Keras running a layer's or model's ``call`` (directly, or through
         the helpers it calls): code that also runs eagerly, whenever a program calls the
         layer itself (``layer(x)``, ``model(x)``)."""
-        root = self.chain()[-1]
-        return root.how.startswith("Keras ") and root.how.endswith(".call()")
+        return self.by_keras() and self.chain()[-1].how.endswith(".call()")
 
     def where(self, current_path: str = "") -> str:
         if self.path and self.path != current_path:

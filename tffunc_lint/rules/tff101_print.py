@@ -78,7 +78,12 @@ class PrintInTfFunction(Rule):
     dataset function that a training step also calls may be taken for a dataset function
     only.
     A message announces tracing when its literal text says so ("tracing", "traced",
-    "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. Values are
+    "retracing"); other deliberate trace-time prints need `# noqa: TFF101`. A fixed
+    message in a method that Keras runs (`print("call")` in a layer's `call`,
+    `print("in train step")` in `train_step`, and in what they call) is not reported: Keras
+    traces the method for each of `fit`, `evaluate` and `predict`, and the layer's `call`
+    runs eagerly whenever a program calls the layer; such text marks when Keras calls the
+    method, as authors mark `__init__` and `build`, more often than it counts steps. Values are
     followed as TFF105 follows them (parameters of directly traced functions, results of
     TensorFlow operations); a value the analysis cannot show is a tensor (a helper's
     parameter, a Python number) gives no evidence of harm and is not reported. A fixed
@@ -129,7 +134,8 @@ class PrintInTfFunction(Rule):
             return self.message
         if loop_kind.in_graph_loop(context):
             return _LOOP_MESSAGE
-        if trace_output.plain_message(node) and not trace_output.under_static_check(context):
+        if (trace_output.plain_message(node) and not trace_output.under_static_check(context)
+                and not (context.reason is not None and context.reason.by_keras())):
             return _MESSAGE_PER_CALL
         return None
 
