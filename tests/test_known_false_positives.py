@@ -58,10 +58,9 @@ def test_a_dataset_parser_logging_its_example_once():
     assert _codes(XLNET_PARSER) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "gpflux: a fixed message printed in a training step to see when tf.function traces "
-    "it, as the comment says; TFF101 reports fixed per-step messages"))
 def test_a_print_that_watches_tracing():
+    # gpflux: a fixed message printed in a training step to see when tf.function traces
+    # it, as the comment says: fixed text in a method Keras runs marks its calls.
     assert _codes(GPFLUX_TRACE_PRINT) == []
 
 
@@ -108,11 +107,11 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SegLink (held-out round 110): the model's call builds it and loads weights once, "
-    "eagerly; the tf.function step calls another method of it. Keras classes count as "
-    "traced module by module, so the messages of call are reported"))
 def test_a_call_that_only_builds_the_model_once():
+    # SegLink (held-out round 110): the model's call builds it and loads weights once,
+    # eagerly; the tf.function step calls another method of it. Keras classes still count
+    # as traced module by module, but the messages of call are fixed text in a method Keras
+    # runs, which marks its calls.
     assert _codes(SEGLINK_BUILD) == []
 
 
