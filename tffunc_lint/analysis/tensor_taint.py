@@ -548,7 +548,7 @@ def _numpy_helpers(context) -> FrozenSet[str]:
     return frozenset(found)
 
 
-def _function_taint(context) -> Optional[_FunctionTaint]:
+def _function_taint(context, parameters: bool = True) -> Optional[_FunctionTaint]:
     function = context.function
     if function is None or function.node is None:
         return None
@@ -561,10 +561,10 @@ def _function_taint(context) -> Optional[_FunctionTaint]:
     if scope is None:
         return None
     cache: Dict[object, _FunctionTaint] = context.tree_fact("tensor_taint", lambda _: {})
-    cached = cache.get(function.key)
+    cached = cache.get((function.key, parameters))
     if cached is not None and cached.scope is scope:
         return cached
-    entry = function.reason.via is None
+    entry = function.reason.via is None and parameters
     if isinstance(scope, cst.Lambda):
         taint = _FunctionTaint(scope, tensor_parameters(scope.params, False, entry), None)
     else:
@@ -574,7 +574,7 @@ def _function_taint(context) -> Optional[_FunctionTaint]:
         helpers = context.fact("numpy_helpers", _numpy_helpers)
         flow.suite(scope.body, set(sources) | {name + "()" for name in helpers})
         taint = _FunctionTaint(scope, sources, flow)
-    cache[function.key] = taint
+    cache[(function.key, parameters)] = taint
     return taint
 
 
@@ -601,10 +601,11 @@ def _enclosing_scopes(ancestors: Sequence[cst.CSTNode], scope: cst.CSTNode
     return found
 
 
-def is_tainted(context, node: cst.BaseExpression) -> bool:
+def is_tainted(context, node: cst.BaseExpression, parameters: bool = True) -> bool:
     """``node``, visited now in traced code, may be a tensor: it derives from the traced
-    function's inputs or from a TensorFlow operation."""
-    taint = _function_taint(context)
+    function's inputs or from a TensorFlow operation. ``parameters``: whether the inputs of
+    a directly traced function count (else only those annotated as tensors)."""
+    taint = _function_taint(context, parameters)
     resolve = context.qualified_name
     if taint is None:
         return expression_tainted(node, set(), resolve)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.names import dotted_name
+from ..analysis.ast_walk import walk_nodes
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..rule import Rule
 from ..analysis.lazy_import import lazy_module
 
@@ -18,6 +21,37 @@ _STATIC_FUNCTIONS = frozenset({
     "promote_types", "can_cast", "finfo", "iinfo", "errstate", "printoptions", "ndarray",
     "broadcast_shapes", "obj2sctype", "sctype2char", "format_float_positional",
 })
+
+
+def _called_with_arrays(context) -> frozenset:
+    """Names of the functions that the module calls with a tensor or an array
+    (``normalize(tf.constant([1.0, 2.0]))``, ``f(np.ones(3))``, or a module-level name
+    bound to one): a ``tf.function`` gets a tensor there."""
+    tree = context.tree
+    if tree is None:
+        return frozenset()
+
+    def array(value: ast.expr, names) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in names
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = context.names.resolve(ast_dotted_name(value.func) or "") or ""
+        return qualified.startswith(("tensorflow.", "numpy."))
+
+    arrays = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and array(statement.value, ()):
+            arrays.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    found = set()
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Call) and any(
+                array(value, arrays)
+                for value in (*node.args, *(k.value for k in node.keywords))):
+            name = ast_dotted_name(node.func)
+            if name:
+                found.add(name.rpartition(".")[2])
+    return frozenset(found)
 
 
 class NumpyOnTensor(Rule):
@@ -44,6 +78,8 @@ class NumpyOnTensor(Rule):
     @tf.function
     def normalize(x):
         return x - np.mean(x)
+
+    normalize(tf.constant([1.0, 2.0, 3.0]))
     ```
 
     ## Use instead
@@ -54,13 +90,20 @@ class NumpyOnTensor(Rule):
     @tf.function
     def normalize(x):
         return (x - tf.reduce_mean(x)) * np.float32(np.pi)
+
+    normalize(tf.constant([1.0, 2.0, 3.0]))
     ```
 
     ## Known problems
     Values are followed within one function, in statement order: the parameters of a
-    function TensorFlow traces directly (a `@tf.function`, a Keras `call`, a `Dataset.map`
+    function TensorFlow traces directly with tensors (a Keras `call`, a `Dataset.map`
     callable …), the results of TensorFlow operations, and names assigned from expressions
-    that use them. A method's `self`, `*args`/`**kwargs`, and parameters that visibly hold
+    that use them. The parameters of a `@tf.function` (or `tf.function(f)`) are what its
+    callers pass, and a Python number or list stays a Python value in the trace, on which
+    NumPy works (`np.abs(max_x)` with `max_x=10`): they are taken for tensors only when
+    the module calls the function with a tensor or an array (`normalize(tf.constant(...))`,
+    `f(np.ones(3))`, or a module-level name bound to one), or when annotated as
+    `tf.Tensor`. NumPy on a tensor that other modules pass to a `tf.function` is missed. A method's `self`, `*args`/`**kwargs`, and parameters that visibly hold
     Python values (a literal default such as `axis=-1`, a default `None` that the first
     statements replace with one, `if f is None: f = [1, 2, 1]`, an `int`/`float`/`bool`
     annotation) are not taken for tensors. Nor are the parameters of helpers that traced code
@@ -99,10 +142,26 @@ class NumpyOnTensor(Rule):
         parts = qualified.split(".")
         if parts[1] in ("random", "testing", "typing") or parts[-1] in _STATIC_FUNCTIONS:
             return
-        if not any(tensor_taint.is_tainted(self.context, arg.value) for arg in node.args):
+        parameters = self._inputs_are_tensors()
+        if not any(tensor_taint.is_tainted(self.context, arg.value, parameters)
+                   for arg in node.args):
             return
         if self.context.in_eager_branch() or self.context.in_non_tensor_branch():
             return
+        self._report(node)
+
+    def _inputs_are_tensors(self) -> bool:
+        """The traced function's inputs are tensors whoever calls it: Keras gives a layer's
+        ``call`` tensors, tf.data gives a dataset function its elements, and so on. A
+        ``tf.function``'s are what its callers pass: a Python number or list stays a Python
+        value in the trace, and NumPy works on it."""
+        reason = self.context.reason
+        root = reason.chain()[-1] if reason is not None else None
+        return root is None or not root.how.startswith(("@", "tf.function(")) or (
+            root.function.rpartition(".")[2]
+            in self.context.fact("numpy_on_tensor.called_with_arrays", _called_with_arrays))
+
+    def _report(self, node: cst.Call) -> None:
         self.report(node, f"{dotted_name(node.func)}() fails while tf.function traces: NumPy "
                           "cannot convert a symbolic tensor to an array; use the TensorFlow op "
                           "(tf.reduce_mean, tf.math.*, tf.cast) or tf.experimental.numpy")
