@@ -919,6 +919,26 @@ def test_a_package_nothing_imports_beside_imported_ones_never_runs(capsys, tmp_p
         os.path.join("methods", "GCN", "models.py")]
 
 
+def test_a_script_s_bare_import_finds_the_module_beside_it(capsys, tmp_path):
+    """A recommender collection: each model's folder holds ``model.py``, and its
+    ``train.py`` runs ``from model import ...`` (Python finds the ``model.py`` beside it).
+    The ``model.py`` of the folder without a training script is imported by nothing."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ctr").mkdir()
+    (tmp_path / "ctr" / "__init__.py").write_text("")
+    for name in ("din", "ple"):
+        package = tmp_path / "ctr" / name
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "model.py").write_text(_NET.replace("Net", name.upper()))
+    (tmp_path / "ctr" / "din" / "train.py").write_text(
+        "import tensorflow as tf\nfrom model import DIN\n\n\n"
+        "if __name__ == '__main__':\n    print(DIN().predict(tf.ones((1, 4))))\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert [os.path.relpath(f["path"], tmp_path) for f in findings] == [
+        os.path.join("ctr", "din", "model.py")]
+
+
 _AGENT = {
     "agent/__init__.py": "",
     "agent/networks.py": (

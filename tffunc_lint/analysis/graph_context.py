@@ -1067,11 +1067,25 @@ class ProjectGraph:
 
     def _imported(self, index: ModuleIndex) -> bool:
         """Some linted module imports ``index``: by its name, by its stem, or by a dotted
-        tail of its name."""
+        tail of its name. A script that imports a bare stem beside a module of that name
+        (``from model import DIN`` in ``din/train.py``, beside ``din/model.py``) imports
+        that module, which Python finds first: not every ``model.py`` of the project."""
         if self._importers_of(index) or self._more_importers(index):
             return True
         parts, imports = index.module.split("."), self._imports()
-        return any(".".join(parts[cut:]) in imports for cut in range(1, len(parts)))
+        for cut in range(1, len(parts)):
+            tail = ".".join(parts[cut:])
+            importers = imports.get(tail)
+            if importers and (cut < len(parts) - 1 or any(
+                    not self._beside(os.path.dirname(other.path), tail)
+                    for other in importers)):
+                return True
+        return False
+
+    def _beside(self, folder: str, stem: str) -> bool:
+        """``folder`` holds a linted module named ``stem`` (``stem.py``, or a package)."""
+        return (os.path.join(folder, stem + ".py") in self.by_path
+                or os.path.join(folder, stem, "__init__.py") in self.by_path)
 
     def _in_folder(self, folder: str) -> List[ModuleIndex]:
         """The linted modules of ``folder`` (built once for all folders)."""
