@@ -386,6 +386,10 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "%%time\n%%bash\npython3 create_vocab.py \\\n    --train corpus.en\n"),
         ("code", "%%capture\n\n%%timeit -n 1\nos.getcwd()\n"),
         ("code", "%%time\n%%capture out\nx = 1\n"),
+        # IPython's quoting and calling escapes (an EfficientDet notebook ends a cell with
+        # a lone `;`, which IPython runs as `("")`); a comma that starts a continuation
+        # line is Python's
+        ("code", ";\n,print a b\n/print 1\nvalues = [1\n          , 2]\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -403,6 +407,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "\n\n\n\n",
         "# %%capture\n\n# %%timeit -n 1\nos.getcwd()\n",
         "# %%time\n# %%capture out\nx = 1\n",
+        "# ;\n# ,print a b\n# /print 1\nvalues = [1\n          , 2]\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

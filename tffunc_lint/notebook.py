@@ -8,7 +8,8 @@ numbered from 1 counting every cell, markdown and raw included, as ruff and the 
 editors number them.
 
 IPython syntax is masked line by line, keeping the line count and every other line intact:
-a line magic (``%timeit f()``, ``!pip install``, ``x?``, ``?x``) becomes a comment, or
+a line magic (``%timeit f()``, ``!pip install``, ``x?``, ``?x``, and the quoting and
+calling escapes ``,f a b``, ``;f a b``, ``/f x``) becomes a comment, or
 ``pass`` where it is a statement of an indented block; ``var = !ls`` and
 ``var = %time f()`` keep their target (``var = ...``); a ``%%time``-like cell magic (the body
 is Python) masks just its first line (and a cell magic starting its body, ``%%time`` then
@@ -390,7 +391,7 @@ def _magic(line: str) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return False
-    return (stripped[0] in "%!?" or bool(_HELP.fullmatch(stripped))
+    return (stripped[0] in "%!?,;/" or bool(_HELP.fullmatch(stripped))
             or bool(_ASSIGNED_MAGIC.match(stripped))
             or bool(_AUTOMAGIC.match(stripped)) and not _parses(stripped))
 
