@@ -155,6 +155,9 @@ class Argument:
     straight: bool = False
     """The call is a statement of the module's own straight-line code (no function, loop,
     branch or short-circuit around it): it runs, once, in source (cell) order."""
+    objects: Tuple[Tuple[object, str], ...] = ()
+    """The call's other arguments that are Python objects, each traced apart: literals,
+    and the module's functions and classes (``random_apply(color_drop, p=0.2)``), by slot."""
 
 
 @dataclass
@@ -453,6 +456,7 @@ class _CallScanner:
         self.parents: List[ast.AST] = []
         self.events: List[Tuple[Tuple[int, int], List[Argument]]] = []
         self.generators: Optional[Dict[str, bool]] = None
+        self._defs: Optional[FrozenSet[str]] = None
         self._module_lines: Optional[Dict[str, List[int]]] = None
         self._module_frame = _Frame(None, False)
 
@@ -463,12 +467,20 @@ class _CallScanner:
         self.events.sort(key=lambda event: event[0])
         result = CallSites(spellings=frozenset(self.by_spelling))
         literals: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}
+        alongside: Dict[Tuple[int, str], Dict[tuple, Set[Tuple[str, object]]]] = {}
         for _, arguments in self.events:
             for argument in arguments:
                 result.arguments.append(argument)
                 if argument.kind == LITERAL and not isinstance(argument.value, bool):
-                    literals.setdefault((id(argument.callee), argument.parameter), set()).add(
-                        (type(argument.value).__name__, argument.value))
+                    key = (id(argument.callee), argument.parameter)
+                    value = (type(argument.value).__name__, argument.value)
+                    literals.setdefault(key, set()).add(value)
+                    alongside.setdefault(key, {}).setdefault(argument.objects, set()).add(value)
+        for key, by_objects in alongside.items():
+            # Distinct values that come each with other Python objects (``color_jitter``
+            # with 0.8, ``color_drop`` with 0.2) add no trace to the ones those objects make.
+            if all(len(values) == 1 for values in by_objects.values()):
+                literals[key] = set(list(literals[key])[:1])
         # A value that straight-line code passed before, in source order: this call reuses
         # the graph that call traced (``f(1); f(2); f(1)``: the second ``f(1)`` traces none).
         passed: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}
@@ -588,15 +600,36 @@ class _CallScanner:
             slots.append((("pos", index), argument))
         slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
         found = []
+        objects = [(slot, self._object(expression)) for slot, expression in slots]
         for slot, expression in slots:
             parameter = callee.parameter(slot)
             if parameter is None:
                 continue
             kind, value = self._classify(expression, frame, 0)
             if kind is not None:
-                found.append(Argument(callee, parameter, slot, kind, value, call.lineno,
-                                      straight=self._straight(frame)))
+                found.append(Argument(
+                    callee, parameter, slot, kind, value, call.lineno,
+                    straight=self._straight(frame),
+                    objects=tuple((other, text) for other, text in objects
+                                  if other != slot and text is not None)))
         return found
+
+    def _object(self, expression: ast.expr) -> Optional[str]:
+        """The Python object an argument is, as text, when it is one that tf.function traces
+        a graph for: a literal, or a function or class the module defines at its top level
+        (``color_drop``); None for anything else (a tensor, most often)."""
+        if isinstance(expression, ast.Constant):
+            return repr(expression.value)
+        if isinstance(expression, ast.Name) and expression.id in self._module_defs():
+            return expression.id
+        return None
+
+    def _module_defs(self) -> FrozenSet[str]:
+        if self._defs is None:
+            self._defs = frozenset(
+                statement.name for statement in (self.tree.body if self.tree else ())
+                if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)))
+        return self._defs
 
     def _straight(self, frame: _Frame) -> bool:
         """The call being scanned is straight-line module code (see ``Argument.straight``);

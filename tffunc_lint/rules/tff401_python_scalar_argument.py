@@ -60,7 +60,10 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
     not reported. Only distinct numbers count: `None` (an unset option) or a bool next to
     one number is not reported; `size=32` and `size=64` are, also when `size=None`
-    appears too. Nor is a number that picks a Python object: an index into a list the
+    appears too. Nor are distinct literals that each come with other Python objects the
+    function is traced for apart anyway (`random_apply(color_jitter, p=0.8)`,
+    `random_apply(color_drop, p=0.2)`: a literal, or a function or class of the module, in
+    another argument): a tensor there would save no trace. Nor is a number that picks a Python object: an index into a list the
     function iterates with a Python loop (`variables[layer]`), or into a list or tuple the
     class sets (`self.heads[task]`, `self.heads = [...]`); a tensor cannot index a Python
     list, and each object needs a graph of its own. Nor is a call that passes a value
