@@ -390,6 +390,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         # a lone `;`, which IPython runs as `("")`); a comma that starts a continuation
         # line is Python's
         ("code", ";\n,print a b\n/print 1\nvalues = [1\n          , 2]\n"),
+        # a shell command continued on a line that starts with a path (a course's
+        # `!cp /content/results/* \` then the drive folder)
+        ("code", "!cp /content/results/* \\\n    /content/drive/projects\n"),
     ).encode("utf-8"))
     assert book.errors == []
     cells = book.text.split("# tffunc-lint: end of cell\n")
@@ -408,6 +411,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "# %%capture\n\n# %%timeit -n 1\nos.getcwd()\n",
         "# %%time\n# %%capture out\nx = 1\n",
         "# ;\n# ,print a b\n# /print 1\nvalues = [1\n          , 2]\n",
+        "# !cp /content/results/* \\\n\n",
         "",
     ]
     assert book.cell_map.locate(4) == (2, 1)

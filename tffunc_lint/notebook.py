@@ -391,7 +391,8 @@ def _magic(line: str) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return False
-    return (stripped[0] in "%!?,;/" or bool(_HELP.fullmatch(stripped))
+    return (stripped[0] in "%!?" or line[:1] in (",", ";", "/")
+            or bool(_HELP.fullmatch(stripped))
             or bool(_ASSIGNED_MAGIC.match(stripped))
             or bool(_AUTOMAGIC.match(stripped)) and not _parses(stripped))
 
