@@ -480,7 +480,7 @@ class _CallScanner:
             # Distinct values that come each with other Python objects (``color_jitter``
             # with 0.8, ``color_drop`` with 0.2) add no trace to the ones those objects make.
             if all(len(values) == 1 for values in by_objects.values()):
-                literals[key] = set(list(literals[key])[:1])
+                literals[key] = set()
         # A value that straight-line code passed before, in source order: this call reuses
         # the graph that call traced (``f(1); f(2); f(1)``: the second ``f(1)`` traces none).
         passed: Dict[Tuple[int, str], Set[Tuple[str, object]]] = {}

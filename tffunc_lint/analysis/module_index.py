@@ -445,8 +445,7 @@ class Entry:
 
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
 _KERAS_INPUTS = ("keras.Input", "keras.layers.Input")
-_KERAS_GRAPH_BUILDERS = ("keras.Input", "keras.layers.Input", "saved_model.save",
-                         "TFLiteConverter.from_keras_model")
+_KERAS_GRAPH_BUILDERS = (*_KERAS_INPUTS, "saved_model.save", "TFLiteConverter.from_keras_model")
 #: Of those, the exports: they trace the functions of the object they are given.
 _KERAS_GRAPH_EXPORTS = ("saved_model.save", "TFLiteConverter.from_keras_model")
 

@@ -165,7 +165,8 @@ class StateUse:
         or read by other code (see the module docstring). A call of a method that sets it
         (``self._sample_weights()``) counts as setting it. ``own_class_reads``: of the
         reads outside the trace, only those of the methods and properties of
-        ``function``'s own class count (see ``StateUse`` on layers' ``call``)."""
+        ``function``'s own class and the classes related to it count (see the module
+        docstring on layers' ``call``)."""
         setter_calls = self._setter_calls(attribute)
         if _emptied_on_return(function, attribute):
             return False  # whoever reads it later finds it empty, traced or not
@@ -354,7 +355,8 @@ class StateUse:
     def _outlives(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls,
                   attribute: Optional[str] = None, readers: Optional[ast.ClassDef] = None
                   ) -> bool:
-        """``readers``: only methods of that class count as readers outside the trace."""
+        """``readers``: only methods of that class, or of a class it derives from or that
+        derives from it (``GraphEffects.related``), count as readers outside the trace."""
         own = uses.get(id(function))
         if own is not None and own.read_before_set(setter_calls(id(function))) and not (
                 attribute and self._set_first_by_callers(function, attribute, setter_calls)):
