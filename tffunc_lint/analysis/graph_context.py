@@ -360,6 +360,7 @@ class ProjectGraph:
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
                             function=index.functions[key].qualname,
+                            once=name == "call" and cls.builds_functional,
                             flags=_keras_passes_inputs_only(index.functions[key])
                             if kind == "Model" and self._run_by_keras_alone(index, cls)
                             else ()))

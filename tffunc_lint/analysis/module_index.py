@@ -417,6 +417,11 @@ class ClassInfo:
     trains_itself: bool = False
     """It defines a ``fit`` of its own that does not hand over to Keras's (see
     ``trained_by_own_loop``)."""
+    builds_functional: bool = False
+    """A method of its own runs ``call`` on symbolic inputs and makes a functional model of
+    the result (``inputs = keras.Input(shape); return keras.Model(inputs,
+    self.call(inputs))``): what Keras trains is that model, made of the layers ``call``
+    made once (see ``_Indexer._builds_functional``)."""
 
     def trained_by_own_loop(self, kind: Optional[str]) -> bool:
         """A Keras model (``kind``: ``"Model"``) whose ``fit`` is a loop of its own, which
@@ -1488,7 +1493,8 @@ class _Indexer:
             for item in node.body)
         info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
                          {}, node.lineno, node.end_lineno, eager,
-                         trains_itself=self._trains_itself(node))
+                         trains_itself=self._trains_itself(node),
+                         builds_functional="Input" in text and self._builds_functional(node))
         if scope.function is None and scope.cls is None:
             self.index.classes[qualname] = info
         else:
@@ -1496,6 +1502,39 @@ class _Indexer:
         body_scope = _Scope(None, None, info)
         for statement in node.body:
             self.visit(statement, body_scope)
+
+    def _builds_functional(self, node: ast.ClassDef) -> bool:
+        """A method other than ``call`` binds symbolic inputs (``keras.Input(...)``), passes
+        them to ``self.call`` (or ``self(...)``) and makes a ``keras.Model`` (see
+        ``ClassInfo.builds_functional``)."""
+        for item in node.body:
+            if not isinstance(item, ast.FunctionDef) or item.name == "call":
+                continue
+            symbolic: Set[str] = set()
+            calls_self = makes_model = False
+            for part in walk_nodes(item):
+                if not isinstance(part, (ast.Assign, ast.Call)):
+                    continue
+                if isinstance(part, ast.Assign):
+                    if (isinstance(part.value, ast.Call)
+                            and (self._qualified(part.value.func) or "").endswith(_KERAS_INPUTS)):
+                        symbolic.update(n.id for target in part.targets
+                                        for n in walk_nodes(target) if isinstance(n, ast.Name))
+                    continue
+                func = part.func
+                qualified = self._qualified(func) or ""
+                if qualified.endswith(("keras.Model", "keras.models.Model")):
+                    makes_model = True
+                elif ((isinstance(func, ast.Name) and func.id == "self"
+                       or isinstance(func, ast.Attribute) and func.attr == "call"
+                       and isinstance(func.value, ast.Name) and func.value.id == "self")
+                      and (_symbolic_value(part, symbolic) or any(
+                          isinstance(a, ast.Call) and (self._qualified(a.func) or "").endswith(
+                              _KERAS_INPUTS) for a in part.args))):
+                    calls_self = True
+            if calls_self and makes_model:
+                return True
+        return False
 
     def _trains_itself(self, node: ast.ClassDef) -> bool:
         """The class has a ``def fit`` that does not hand over to Keras's (``_KERAS_FIT``);

@@ -88,6 +88,11 @@ class VariableCreatedInTfFunction(Rule):
     guards are not recognised and are reported. A builder handed to a get-or-create call
     (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
     project function whose name says it gets or creates) runs once and is not reported.
+    Nor is `call` (and what it calls) of a Keras model whose own method runs it on
+    `keras.Input` and makes a functional model of the result (`inputs =
+    tf.keras.Input(shape); return tf.keras.Model(inputs, self.call(inputs))`): what Keras
+    trains is that model, and `call` made its layers once, while it was built. An object of
+    such a class fitted itself, as the subclassed model, is missed.
     Layers
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
     call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
