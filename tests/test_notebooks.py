@@ -379,6 +379,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
         # doctest prompts, which IPython strips (diffusers' Korean docs)
         ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
+        # a function pasted from a doctest with its first prompt left out: IPython strips
+        # the prompts when the second line has one (a study repository's NumPy notes)
+        ("code", "def conv(fld):\n...     return float(fld)\n"),
         # an indented cell magic, which IPython dedents first (Google Cloud's ML course)
         ("code", " %%bash\n gcloud ai custom-jobs create \\\n   --region=us-central1\n"),
         # a cell magic that runs its body as a cell, which starts with one (SageMaker's
@@ -406,6 +409,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "\n\n\n\n",
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
+        "def conv(fld):\n    return float(fld)\n",
         "\n\n\n",
         "\n\n\n\n",
         "# %%capture\n\n# %%timeit -n 1\nos.getcwd()\n",

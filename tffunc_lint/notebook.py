@@ -62,6 +62,7 @@ _AUTOMAGIC = lazy_compile(
     r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
 #: Doctest prompts, as IPython's classic_prompt transformer strips them.
 _FIRST_PROMPT = lazy_compile(r">>>(?: |$)")
+_CONTINUATION_PROMPT = lazy_compile(r"\.\.\.(?: |$)")
 _PROMPT = lazy_compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |(?=\r?\n)|$)")
 _LINE = lazy_compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -359,12 +360,15 @@ def _declared_version(data: dict) -> str:
 
 
 def _strip_prompts(cell: _Cell) -> bool:
-    """IPython runs a cell that starts with a doctest prompt (``>>> x = 1``) after removing
-    the ``>>> `` and ``... `` prompts from the lines that have them (its ``classic_prompt``
-    transformer); do the same for a cell that does not parse as written. Every line counts
-    as masked, so no fix rewrites the cell."""
+    """IPython runs a cell that starts with a doctest prompt (``>>> x = 1``), or whose
+    second line does (``def conv(fld):`` pasted above ``...     return ...``), after
+    removing the ``>>> `` and ``... `` prompts from the lines that have them (its
+    ``classic_prompt`` transformer); do the same for a cell that does not parse as written.
+    Every line counts as masked, so no fix rewrites the cell."""
     first = next((line for line in cell.masked if line.strip()), "")
-    if not _FIRST_PROMPT.match(first):
+    second = cell.masked[1] if len(cell.masked) > 1 else ""
+    if not (_FIRST_PROMPT.match(first) or _FIRST_PROMPT.match(second)
+            or _CONTINUATION_PROMPT.match(second)):
         return False
     cell.changed.update({i: line for i, line in enumerate(cell.lines) if i not in cell.changed})
     cell.masked = [_PROMPT.sub("", line, count=1) for line in cell.masked]
