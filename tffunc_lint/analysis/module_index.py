@@ -1516,8 +1516,7 @@ class _Indexer:
                 if not isinstance(part, (ast.Assign, ast.Call)):
                     continue
                 if isinstance(part, ast.Assign):
-                    if (isinstance(part.value, ast.Call)
-                            and (self._qualified(part.value.func) or "").endswith(_KERAS_INPUTS)):
+                    if self._keras_input(part.value):
                         symbolic.update(n.id for target in part.targets
                                         for n in walk_nodes(target) if isinstance(n, ast.Name))
                     continue
@@ -1528,9 +1527,8 @@ class _Indexer:
                 elif ((isinstance(func, ast.Name) and func.id == "self"
                        or isinstance(func, ast.Attribute) and func.attr == "call"
                        and isinstance(func.value, ast.Name) and func.value.id == "self")
-                      and (_symbolic_value(part, symbolic) or any(
-                          isinstance(a, ast.Call) and (self._qualified(a.func) or "").endswith(
-                              _KERAS_INPUTS) for a in part.args))):
+                      and (_symbolic_value(part, symbolic)
+                           or any(self._keras_input(a) for a in part.args))):
                     calls_self = True
             if calls_self and makes_model:
                 return True
@@ -1639,7 +1637,12 @@ class _Indexer:
         a call given one (``layer(inputs)``, ``Dense(4)(x)``)."""
         if self.symbolic and _symbolic_value(call, self.symbolic):
             return True
-        return (self._qualified(call.func) or "").endswith(_KERAS_INPUTS)
+        return self._keras_input(call)
+
+    def _keras_input(self, value: ast.expr) -> bool:
+        """``keras.Input(...)`` (``tf.keras.layers.Input(...)`` …)."""
+        return isinstance(value, ast.Call) and (
+            self._qualified(value.func) or "").endswith(_KERAS_INPUTS)
 
     def _instance_class(self, value: ast.expr, scope: _Scope) -> Optional[str]:
         """The module's class ``value`` is an instance of, when known: ``self`` in a method,
