@@ -13,7 +13,8 @@ bound again later. This module answers, from the module's ``ast`` tree:
   Such a rebinding matters to a traced function only when it can run between two calls of
   a ``tf.function`` object whose trace reads the name (``Rebinding``, with ``timeline``);
 - **closure variables**: names of an enclosing function bound again after the nested
-  function is defined (in a loop, by augmented assignment, or a second time), or assigned
+  function is defined (in a loop, by augmented assignment, or a second time, not in
+  another branch of the same ``if`` as the first), or assigned
   by a nested function under ``nonlocal``, unless that function is set-up code: called
   only before the nested function is defined, never in a loop, never passed on;
 - **attributes**: which attributes of which classes code of the module sets to plain Python
@@ -369,8 +370,10 @@ def closure_rebound(enclosing: ast.AST, scope: ScopeBindings, nested: ast.AST,
         if name in found or name not in scope.local_names:
             continue
         later = [b for b in bindings if b.line > end and not exclusive(b.arms, arms)]
-        if not later or not (any(b.repeated for b in later) or len(bindings) >= 2):
-            continue
+        if not later or not (any(b.repeated for b in later) or any(
+                not exclusive(one.arms, other.arms)
+                for number, one in enumerate(bindings) for other in bindings[number + 1:])):
+            continue  # bound once, or in the branches of one ``if`` (alternatives)
         if uses is None:
             uses = _uses(enclosing, nested, resolve)
         loops = _loops(enclosing)
