@@ -19,7 +19,8 @@ on (loop bodies are walked twice, so a name tainted late in a loop is tainted in
 loop); the two branches of an ``if`` are walked apart, each from the taint before it, and
 joined after it. Static properties break the taint:
 ``x.shape``, ``x.dtype``, ``x.ndim``, ``x.name``, ``len(x)``, ``isinstance(x, ...)``,
-``int(x)`` … are plain Python values while tracing, and so are the results of NumPy and
+``int(x)``, ``set(x)`` (a tensor is not hashable: a set holds none) … are plain Python
+values while tracing, and so are the results of NumPy and
 SciPy calls (arrays; a NumPy call on a tensor is reported once, where it happens), of
 ``tf.nest.map_structure`` with a lambda that returns such values, and of a local lambda that
 does
@@ -61,6 +62,8 @@ STATIC_CALLS = frozenset({
     "builtins.open", "io.open", "tensorflow.io.gfile.GFile", "tensorflow.io.gfile.exists",
     "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir", "tensorflow.io.gfile.isdir",
     "tensorflow.gfile.GFile", "tensorflow.gfile.Open",
+    # A set holds no tensor: a tf.Tensor is not hashable (``set(state.keys())``).
+    "builtins.set", "builtins.frozenset",
 })
 #: Libraries whose functions answer with NumPy arrays or Python values, never tensors (given
 #: a tensor while tracing, they fail where they are called).
