@@ -62,7 +62,8 @@ _AUTOMAGIC = lazy_compile(
     r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
 #: Doctest prompts, as IPython's classic_prompt transformer strips them.
 _FIRST_PROMPT = lazy_compile(r">>>(?: |$)")
-_CONTINUATION_PROMPT = lazy_compile(r"\.\.\.(?: |$)")
+#: IPython strips the prompts of a cell whose second line starts with either prompt.
+_SECOND_PROMPT = lazy_compile(r"(?:>>>|\.\.\.)(?: |$)")
 _PROMPT = lazy_compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |(?=\r?\n)|$)")
 _LINE = lazy_compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -367,8 +368,7 @@ def _strip_prompts(cell: _Cell) -> bool:
     Every line counts as masked, so no fix rewrites the cell."""
     first = next((line for line in cell.masked if line.strip()), "")
     second = cell.masked[1] if len(cell.masked) > 1 else ""
-    if not (_FIRST_PROMPT.match(first) or _FIRST_PROMPT.match(second)
-            or _CONTINUATION_PROMPT.match(second)):
+    if not (_FIRST_PROMPT.match(first) or _SECOND_PROMPT.match(second)):
         return False
     cell.changed.update({i: line for i, line in enumerate(cell.lines) if i not in cell.changed})
     cell.masked = [_PROMPT.sub("", line, count=1) for line in cell.masked]

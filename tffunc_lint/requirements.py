@@ -206,8 +206,7 @@ def _read(directory: str) -> _Directory:
                                     if isinstance(node, ast.Constant)
                                     and isinstance(node.value, str) and len(node.value) < 200))
             elif _RUN_NOTES.match(name) and os.path.isfile(path):
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(_RUN_NOTES_READ)
+                text = _run_notes(path)
                 pinned.extend(_pinned(text))
                 listed.extend(_listed(text))
         except (OSError, ValueError, SyntaxError, RecursionError):
@@ -240,10 +239,15 @@ def _environment_pins(folder: str) -> Iterator[Version]:
         path = os.path.join(folder, name)
         if _ENVIRONMENT_FILE.match(name) and os.path.isfile(path):
             try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    yield from _pinned(handle.read(_RUN_NOTES_READ))
+                yield from _pinned(_run_notes(path))
             except OSError:
                 continue
+
+
+def _run_notes(path: str) -> str:
+    """The start of a file that says how to run the project (``_RUN_NOTES_READ``)."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read(_RUN_NOTES_READ)
 
 
 #: Lock files in TOML whose ``[[package]]`` tables give each installed package's ``name``
