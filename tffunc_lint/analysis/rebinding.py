@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .guards import init_targets
+from .keras_runs import run_times
 from .module_index import CALLED, iter_statements, statement_bindings
 from .scoped_state import set_around_a_call, set_around_keras_runs
 from .names import ast_dotted_name, function_local_names
@@ -768,6 +769,11 @@ class Rebinding:
             found.append((None, Times(spans={(end + 1, INF)})))
             self._objects[entry] = found
             return found
+        runs = self._keras_runs(entry, reason)
+        if runs is not None:  # a model's method, run by module-level fit/evaluate/predict
+            found = [(None, Times(points=set(lines))) for lines in runs]
+            self._objects[entry] = found
+            return found
         if unit is not None and timeline.units.get(unit) is node:  # a module-level def
             reason = self._traced.get(entry)
             if reason is None or reason.chain()[-1].how != "tf.function(...)":
@@ -784,6 +790,18 @@ class Rebinding:
                 found.append((None, Times(spans={(line, timeline.holder_rebound(line))})))
         self._objects[entry] = found
         return found
+
+    def _keras_runs(self, entry, reason) -> Optional[List[Set[int]]]:
+        """For a method Keras traces (``call``, ``train_step`` …) of a module-level class:
+        the lines of the module's runs calling each traced function that runs it (see
+        ``keras_runs``), or None."""
+        function = self._index.functions.get(entry)
+        if (reason is None or not reason.by_keras() or reason.via is not None
+                or function is None or function.class_qualname is None
+                or "." in function.class_qualname):
+            return None
+        method = function.qualname[len(function.class_qualname) + 1:]
+        return run_times(self._tree, self.timeline(), function.class_qualname, method)
 
     def _rebinding_times(self, name: str) -> Times:
         """When ``name`` gets a new value: its module-level bindings, and whenever a function

@@ -36,7 +36,11 @@ class CapturedMutableGlobal(Rule):
     between its first and its last call in the module's statement order (cell order in a
     notebook), in a loop that also calls it, or in a function (a setter under `global`)
     that can run then. A rebinding before the first call, or after the last one, changes
-    nothing a trace sees.
+    nothing a trace sees. A model's `call` that Keras runs is traced once for each kind of
+    run (`fit`, `evaluate`, `predict`: each traces a function of its own on its first call,
+    and `fit` given validation data traces `evaluate`'s too): when a script or notebook runs
+    its models in module-level statements, a rebinding counts only between two runs of the
+    same kind on that model, not between `fit` and the first `predict`.
 
     ## Example
     ```python
