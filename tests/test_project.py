@@ -1097,6 +1097,39 @@ def test_a_function_a_script_never_names_never_runs(capsys, tmp_path, extra, fou
     assert _where(capsys, tmp_path / "train.py") == [("train.py", 14, "TFF101")]
 
 
+_AUTOGRAPH_LESSON = (
+    "import numpy as np\n"
+    "import tensorflow as tf\n\n"
+    "x = tf.Variable(1.0)\n\n\n"
+    "@tf.function\n"
+    "def outer_var():\n"
+    "    x.assign_add(1.0)\n"
+    "    return x\n\n\n"
+    "outer_var()\n\n\n"
+    "@tf.function\n"
+    "def inner_var():\n"
+    "    v = tf.Variable(1.0)\n"
+    "    return v\n\n\n"
+    "# raises:\n"
+    "# inner_var()\n")
+
+
+@pytest.mark.parametrize("extra, found", [
+    # the calls are commented out: the function never runs
+    ("", []),
+    ("inner_var()\n", [("lesson.py", 18, "TFF301")]),
+])
+def test_a_function_a_script_working_at_module_level_never_names_never_runs(
+        capsys, tmp_path, extra, found):
+    """A script without a main guard that does its work in module-level statements (a
+    lesson calling its examples), which nothing imports, in an application linted whole:
+    a function its code names nowhere else never runs."""
+    (tmp_path / "lesson.py").write_text(_AUTOGRAPH_LESSON + extra)
+    assert _where(capsys, tmp_path) == found
+    # linted on its own, a script may be imported by modules the run does not see
+    assert _where(capsys, tmp_path / "lesson.py") == [("lesson.py", 18, "TFF301")]
+
+
 def test_a_program_that_runs_tests_runs_the_classes_its_runner_finds(capsys, tmp_path):
     """``tf.test.main()`` finds the test classes by their names, which the script's code
     never writes: they run."""

@@ -933,14 +933,15 @@ class ProjectGraph:
                 self._by_star.setdefault(base, []).append(other)
 
     def never_run(self, index: ModuleIndex) -> Tuple[Tuple[int, int], ...]:
-        """The lines of the module-level code of ``index`` that never runs: of a whole
-        program, what its text names nowhere else (``ModuleIndex.unnamed``; of a script,
-        only when the run is the whole project, which tells that nothing imports it); of an
+        """The lines of the module-level code of ``index`` that never runs: of a
+        program (``script``: a notebook, or a script nothing imports), what its text names
+        nowhere else (``ModuleIndex.unnamed``; of a script, only when the run is the whole
+        project, which tells that nothing imports it); of an
         application's module, the classes nothing in the project names (``never_named``);
         of a module nothing imports (``_imported_by_nothing``), all of it."""
         if self._imported_by_nothing(index):
             return ((1, sys.maxsize),)
-        unnamed = index.unnamed if index.unnamed and self.whole_program(index) and (
+        unnamed = index.unnamed if index.unnamed and self.script(index) and (
             self._whole_project or index.path.endswith(".ipynb")) else ()
         return unnamed + self.never_named(index)
 

@@ -778,13 +778,14 @@ class ModuleIndex:
     classes whose name its text has nowhere else, not even in a comment or a masked
     ``%timeit`` line (``f.python_function``, the undecorated function, does not count).
     The notebook never runs them, nor the code written in them. Of a module that runs as a
-    program (``runs_as_program``), likewise, but a comment line (a call commented out) does
-    not count; none when it may look names up as it runs (``globals()``), nor of a test
-    module or a program that runs tests (``tf.test.main()``: the runner finds the tests by
-    their names). Such a script, when nothing imports it, never runs them
-    (``ProjectGraph.never_run``, only when the run is the whole project: linted on its own,
-    by pre-commit or flake8, a module with a main guard looks like one even when other
-    modules import its functions)."""
+    program (``runs_as_program``) or does its work in module-level statements
+    (``works_at_module_level``: a lesson calling its examples), likewise, but a comment
+    line (a call commented out) does not count; none when it may look names up as it runs
+    (``globals()``), nor of a test module or a program that runs tests
+    (``tf.test.main()``: the runner finds the tests by their names). Such a script, when
+    nothing imports it, never runs them (``ProjectGraph.never_run``, only when the run is
+    the whole project: linted on its own, by pre-commit or flake8, a module with a main
+    guard looks like one even when other modules import its functions)."""
 
     unnamed_classes: Tuple[Tuple[str, int, int], ...] = ()
     """Of a module that is not a notebook: its module-level classes, undecorated, whose name
@@ -868,8 +869,8 @@ class ModuleIndex:
             index.unnamed = _unnamed(tree, module_text)
         else:
             index.unnamed_classes = _unnamed_classes(tree, module_text)
-            if index.runs_as_program and not is_test_module(path) and not any(
-                    map(_RUNS_TESTS.search, lines)):
+            if ((index.runs_as_program or index.works_at_module_level)
+                    and not is_test_module(path) and not any(map(_RUNS_TESTS.search, lines))):
                 index.unnamed = _unnamed(tree, module_text, script=True)
         import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
