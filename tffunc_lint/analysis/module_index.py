@@ -1511,6 +1511,10 @@ class _Indexer:
         for item in node.body:
             if not isinstance(item, ast.FunctionDef) or item.name == "call":
                 continue
+            text = "".join(self.lines[item.lineno - 1:item.end_lineno])
+            if not ("Model" in text and "Input" in text and ("self(" in text
+                                                             or "call(" in text)):
+                continue  # cheaper than the walk: the text lacks what it needs
             symbolic: Set[str] = set()
             calls_self = makes_model = False
             for part in walk_nodes(item):
