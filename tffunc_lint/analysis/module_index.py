@@ -876,6 +876,7 @@ class ModuleIndex:
         if index.star_imports:
             index.star_names = _star_names(tree, lines)
         indexer = _Indexer(index, lines, frozenset(extra_traced_decorators))
+        indexer.shadowed = _shadowed_defs(tree)
         indexer.visit_body(tree.body)
         indexer.close()
         index.class_users = _class_users(tree, module_text, index, import_spans)
@@ -997,6 +998,42 @@ def statement_bindings(node: ast.stmt) -> Iterator[str]:
         for alias in node.names:
             if alias.name != "*":
                 yield alias.asname or alias.name.partition(".")[0]
+
+
+def _shadowed_defs(tree: ast.Module) -> Dict[str, int]:
+    """Module-level functions whose name the module's last binding of it, an assignment of
+    the module body itself, gives another value for the rest of the module
+    (``discriminator = discriminator(channels=1)``: the model the function built; ``net =
+    build()``): name → the line of that assignment. Code of functions defined after it that
+    calls the name calls that value, not the function. Not a re-wrap that keeps the
+    function (``f = tf.function(f)``, ``f = partial(f, k=1)``), nor a name that a function
+    assigns under ``global``."""
+    last: Dict[str, ast.stmt] = {}
+    defs: Set[str] = set()
+    for statement in iter_statements(tree.body, into_scopes=False):
+        for name in statement_bindings(statement):
+            last[name] = statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.add(statement.name)
+    found: Dict[str, int] = {}
+    top = {id(statement) for statement in tree.body}
+    for name in defs:
+        statement = last[name]
+        if not (isinstance(statement, ast.Assign) and id(statement) in top
+                and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+            continue
+        value = statement.value
+        calls_itself = (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                        and value.func.id == name)
+        if any(isinstance(n, ast.Name) and n.id == name and not (calls_itself and n is value.func)
+               for n in walk_nodes(value)):
+            continue  # the function passed on: a re-wrap
+        found[name] = statement.end_lineno or statement.lineno
+    if found and any(isinstance(n, ast.Global) and set(n.names) & set(found)
+                     for n in ast.walk(tree)):
+        found = {name: line for name, line in found.items() if not any(
+            isinstance(n, ast.Global) and name in n.names for n in ast.walk(tree))}
+    return found
 
 
 def bound_names(node: ast.stmt) -> Iterator[str]:
@@ -1156,6 +1193,9 @@ class _Indexer:
     def __init__(self, index: ModuleIndex, lines: Sequence[str], extra: FrozenSet[str]):
         self.index = index
         self.lines = lines
+        self.shadowed: Dict[str, int] = {}
+        """Module-level defs rebound for good by a later module-level assignment (see
+        ``_shadowed_defs``): name → the line of that assignment."""
         self.extra = extra
         self.names = index.names
         targets = [target for _, target in index.imports]
@@ -2061,6 +2101,8 @@ class _Indexer:
             key = scope.lookup(node.id)
             if key is not None:
                 return ("local", key)
+            if node.id in self.shadowed and self.statement_region[0] > self.shadowed[node.id]:
+                return None  # ``netD = netD()`` above: the object the def made
             bound = node.id in self.index.module_bindings
             qualified = None if bound else self._resolve(node.id)
             if not bound and not qualified:
