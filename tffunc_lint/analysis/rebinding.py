@@ -39,7 +39,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 from .guards import init_targets
 from .keras_runs import run_times
 from .module_index import CALLED, iter_statements, statement_bindings
-from .scoped_state import set_around_a_call, set_around_keras_runs
+from .scoped_state import exports, set_around_a_call, set_around_keras_runs
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
 from .ast_walk import child_nodes, walk_nodes
@@ -1178,6 +1178,9 @@ class _AttributeWalker:
             # set around ``self.step(x)`` in ``train()`` is stale when ``predict()`` calls
             # the same traced step without it.
             self.scoped.update(set_around_a_call(body, where.self_name))
+        elif not calls and where.self_name is not None:
+            # Around an export, in any method: its traces are the export's to see.
+            self.scoped.update(set_around_a_call(body, where.self_name, exports))
         for node in body:
             if calls:
                 if not self._mentions(node, node.end_lineno):

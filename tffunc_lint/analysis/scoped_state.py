@@ -27,7 +27,7 @@ override of it.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .module_index import KERAS_RUNS
 from .names import ast_dotted_name, own_nodes
@@ -121,12 +121,28 @@ def _all_within(lines: Sequence[int], spans: Sequence[Tuple[int, int]]) -> bool:
                                for line in lines)
 
 
-def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
+#: Calls that trace functions to export them: the traces they make are the export's.
+_EXPORTS = frozenset({"get_concrete_function", "save", "export", "from_concrete_functions",
+                      "from_keras_model", "from_saved_model"})
+
+
+def exports(node: ast.AST) -> bool:
+    """``node`` is a call that traces to export (``f.get_concrete_function()``,
+    ``tf.saved_model.save(...)``, ``model.save(...)``, a TFLite converter)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _EXPORTS)
+
+
+def set_around_a_call(body: Sequence[ast.stmt], self_name: str,
+                      between: Callable[[ast.AST], bool] = lambda node: isinstance(
+                          node, ast.Call)) -> Set[int]:
     """Lines of ``self.flag = <constant>`` statements of ``body`` (a ``__call__``) that set a
     flag for the span of a call and set it back after it (``self.entered = True``,
     ``out = super().__call__(x)``, ``self.entered = False``): every call of the object
     passes through ``__call__``, so whatever runs inside, a trace included, always sees the
-    first value; nothing is left changed for later."""
+    first value; nothing is left changed for later. With ``between``, a span holding such
+    a call only (``exports``: ``self.serving = True``, the export, ``self.serving =
+    False``, in any method: the export's traces are meant to see the flag)."""
     def flag(statement: ast.stmt) -> Optional[Tuple[str, object]]:
         attribute = _self_attribute_set(statement, self_name)
         if attribute is not None and isinstance(statement.value, ast.Constant):
@@ -142,8 +158,8 @@ def set_around_a_call(body: Sequence[ast.stmt], self_name: str) -> Set[int]:
             closed = flag(body[last])
             if closed is not None and closed[0] == opened[0]:
                 if closed[1] != opened[1] and any(
-                        isinstance(n, ast.Call) for between in body[first + 1:last]
-                        for n in walk_nodes(between)):
+                        between(n) for statement in body[first + 1:last]
+                        for n in walk_nodes(statement)):
                     found.update((statement.lineno, body[last].lineno))
                 break
     return found

@@ -84,7 +84,10 @@ class CapturedMutableAttribute(Rule):
     `predict` …) in an override of it (`self.augmented = True`, `super().fit(x, y)`, then
     set back): each of those runs traces a function of its own, which sees the value set;
     unless two overrides set the flag to different values (`fit`'s validation and
-    `evaluate` share one traced function).
+    `evaluate` share one traced function). Nor a flag set for the span of an export
+    and set back, in any method (`self._serving = True`, `f.get_concrete_function()`,
+    `tf.saved_model.save(...)`, `self._serving = False`): the traces made for the export
+    are meant to see it, and every other trace sees the value it is set back to.
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
