@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 
-from .names import ast_dotted_name, function_local_names
+from .names import ast_dotted_name, class_ancestors, function_local_names
 from .tensor_taint import is_operation
 from .ast_walk import child_nodes, walk_nodes
 from .patterns import lazy_compile
@@ -102,16 +102,7 @@ class GraphEffects:
             self._by_name = {}
             for node in self._classes.values():
                 self._by_name.setdefault(node.name, []).append(node)
-        found: List[ast.ClassDef] = []
-        stack = [cls]
-        while stack:
-            for base in stack.pop().bases:
-                name = ast_dotted_name(base)
-                for parent in self._by_name.get((name or "").rpartition(".")[2], ()):
-                    if parent is not cls and parent not in found:
-                        found.append(parent)
-                        stack.append(parent)
-        return found
+        return class_ancestors(cls, self._by_name)
 
     def methods(self, function: ast.AST) -> Dict[str, ast.AST]:
         """The methods of the class of ``function`` by name (empty for a plain function)."""

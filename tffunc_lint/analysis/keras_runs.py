@@ -19,7 +19,7 @@ import ast
 from typing import Dict, List, Optional, Set
 
 from .ast_walk import child_nodes
-from .names import ast_dotted_name
+from .names import ast_dotted_name, class_ancestors
 from .timeline import Timeline
 
 TRAIN, TEST, PREDICT = "train", "test", "predict"
@@ -111,25 +111,13 @@ def _receiver_class(receiver: ast.expr, line: int, timeline: Timeline) -> Option
 
 
 class _Lineage:
-    """Inheritance among the module's classes (bases matched by name)."""
+    """Inheritance among the module's classes (``class_ancestors``)."""
 
     def __init__(self, classes: Dict[str, ast.ClassDef]) -> None:
         self._classes = classes
-        self._ancestors: Dict[str, Set[str]] = {}
+        self._by_name = {name: [node] for name, node in classes.items()}
 
     def related(self, one: str, other: str) -> bool:
-        return one == other or other in self.ancestors(one) or one in self.ancestors(other)
-
-    def ancestors(self, name: str) -> Set[str]:
-        found = self._ancestors.get(name)
-        if found is None:
-            found = self._ancestors[name] = set()
-            stack = [name]
-            while stack:
-                node = self._classes.get(stack.pop())
-                for base in node.bases if node is not None else ():
-                    parent = (ast_dotted_name(base) or "").rpartition(".")[2]
-                    if parent in self._classes and parent not in found and parent != name:
-                        found.add(parent)
-                        stack.append(parent)
-        return found
+        first, second = self._classes[one], self._classes[other]
+        return (first is second or second in class_ancestors(first, self._by_name)
+                or first in class_ancestors(second, self._by_name))

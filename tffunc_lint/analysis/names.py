@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .lazy_libcst import cst
 from .ast_walk import child_nodes
@@ -100,6 +100,22 @@ def assigned_names(target: cst.BaseExpression) -> Iterator[str]:
             yield from assigned_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from assigned_names(target.value)
+
+
+def class_ancestors(cls: ast.ClassDef, by_name: Mapping[str, Sequence[ast.ClassDef]]
+                    ) -> List[ast.ClassDef]:
+    """The classes of ``by_name`` (a module's classes, by name) that ``cls`` derives from,
+    directly or not, each base matched by its last name (``layers.Base`` → ``Base``)."""
+    found: List[ast.ClassDef] = []
+    stack = [cls]
+    while stack:
+        for base in stack.pop().bases:
+            name = ast_dotted_name(base)
+            for parent in by_name.get((name or "").rpartition(".")[2], ()):
+                if parent is not cls and parent not in found:
+                    found.append(parent)
+                    stack.append(parent)
+    return found
 
 
 def ast_dotted_name(node: ast.expr) -> Optional[str]:
