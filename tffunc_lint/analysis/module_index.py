@@ -161,8 +161,8 @@ _TF1_ONLY = frozenset({
     "tensorflow.disable_eager_execution",
 })
 _TF1_TEXT = lazy_compile(
-    r"\b(?:enable_eager_execution|Session|placeholder|ConfigProto|contrib|disable_v2_behavior"
-    r"|disable_eager_execution)\b")
+    words(["enable_eager_execution", "Session", "placeholder", "ConfigProto", "contrib",
+           "disable_v2_behavior", "disable_eager_execution"]) + r"\b")
 
 
 def _uses_tf1(tree: ast.Module, names: NameTable) -> bool:
@@ -870,7 +870,7 @@ class ModuleIndex:
         else:
             index.unnamed_classes = _unnamed_classes(tree, module_text)
             if ((index.runs_as_program or index.works_at_module_level)
-                    and not is_test_module(path) and not any(map(_RUNS_TESTS.search, lines))):
+                    and not is_test_module(path) and not _runs_tests(module_text.joined()[0])):
                 index.unnamed = _unnamed(tree, module_text, script=True)
         import_spans = _collect_imports(index, tree, module, is_package)
         if index.star_imports:
@@ -880,7 +880,7 @@ class ModuleIndex:
         indexer.visit_body(tree.body)
         indexer.close()
         index.class_users = _class_users(tree, module_text, index, import_spans)
-        if any(map(_TF1_TEXT.search, lines)):
+        if _TF1_TEXT.search(module_text.joined()[0]):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
                               or _uses_tf1(tree, index.names))
         joined, starts = module_text.joined()
@@ -897,7 +897,14 @@ class ModuleIndex:
 #: A program that runs tests (``tf.test.main()``, ``unittest.main()``, ``absltest``):
 #: the runner finds its test classes and functions by their names, which its code need not
 #: write.
-_RUNS_TESTS = lazy_compile(r"\b(?:unittest|absltest|pytest|test)\.main\s*\(|\bTestCase\b")
+_RUNS_TESTS = lazy_compile(words(["unittest", "absltest", "pytest", "test"]) + r"\.main\s*\(|"
+                           + words(["TestCase"]) + r"\b")
+
+
+def _runs_tests(text: str) -> bool:
+    """``text`` runs a test framework's main or defines test cases (``_RUNS_TESTS``); the
+    words are looked for first, the pattern only in a text that has them."""
+    return (".main" in text or "TestCase" in text) and bool(_RUNS_TESTS.search(text))
 
 
 #: The holder (``ModuleIndex.class_users``) of the lines of a module's main guard.
@@ -2317,10 +2324,15 @@ _NAME_LOOKUP = lazy_compile(r"\b(?:globals|locals)\b|(?<![\w.])(?:vars|eval|exec
 _LOOKUP_WORDS = lazy_compile(r"globals|locals|vars|eval|exec|__subclasses__|sys\.modules|__dict__")
 
 
+#: The words ``_LOOKUP_WORDS`` matches: a text with none of them is not searched.
+_LOOKUP_LITERALS = ("globals", "locals", "vars", "eval", "exec", "__subclasses__",
+                    "sys.modules", "__dict__")
+
+
 def _looks_names_up(text: str) -> bool:
     """``text`` has code that may look a module's names up as it runs (``_NAME_LOOKUP``)."""
-    return any(_NAME_LOOKUP.match(text, found.start())
-               for found in _LOOKUP_WORDS.finditer(text))
+    return any(word in text for word in _LOOKUP_LITERALS) and any(
+        _NAME_LOOKUP.match(text, found.start()) for found in _LOOKUP_WORDS.finditer(text))
 
 
 def _unnamed_classes(tree: ast.Module, module_text: _Text) -> Tuple[Tuple[str, int, int], ...]:
