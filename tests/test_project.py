@@ -1256,3 +1256,61 @@ def test_traced_code_of_a_program_runs_its_models_only_if_it_may_call_one(
         text = text.replace(made, made + TRAIN_STEP)
     (tmp_path / "vae.py").write_text(text)
     assert _where(capsys, tmp_path / "vae.py") == found
+
+
+_LOSS = '''import tensorflow as tf
+
+
+class InpaintLoss(tf.keras.Model):
+    def call(self, results, target):
+        loss = tf.reduce_mean(tf.abs(results - target))
+        return loss, {"l1": loss.numpy()}
+'''
+
+_TASK = '''import tensorflow as tf
+from {package}loss import InpaintLoss
+from {package}model import Net
+
+model, loss_function = Net(), InpaintLoss()
+optimizer = tf.keras.optimizers.Adam()
+for images, targets in tf.data.Dataset.from_tensor_slices(([[1.0]], [[0.0]])):
+    with tf.GradientTape() as tape:
+        loss, losses = loss_function(model(images), targets)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+model.save_weights("ckpt")
+'''
+
+_MODEL = '''import tensorflow as tf
+
+
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.dense(x)
+'''
+
+
+@pytest.mark.parametrize("package, lines", [
+    ("", []),  # run from its folder: only the task's eager loop calls the loss
+    ("trainer.", [7]),  # a package others may import, and fit what it offers
+])
+def test_a_packaged_folder_whose_modules_import_by_stem_is_an_application(
+        capsys, tmp_path, package, lines):
+    """A ``setup.py`` packages ``trainer/``, but its modules import one another by their
+    stems (``from model import Net``): they run only from that folder, as one application,
+    and the loss model its eager loop calls is not traced. Imported by the package's name,
+    the folder is a library's, whose models others may fit."""
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup, find_packages\nsetup(packages=find_packages())\n")
+    trainer = tmp_path / "trainer"
+    trainer.mkdir()
+    (trainer / "__init__.py").write_text("")
+    (trainer / "loss.py").write_text(_LOSS)
+    (trainer / "model.py").write_text(_MODEL)
+    (trainer / "task.py").write_text(_TASK.format(package=package))
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert [f["line"] for f in findings if f["code"] == "TFF204"] == lines

@@ -181,9 +181,11 @@ class ProjectGraph:
         are every module of their project, so a module none of them imports is imported by
         nothing (see ``_imported_by_nothing``)."""
         # Asked for a module again and again, and the same for each while the graph lives.
-        self._distributed = functools.lru_cache(maxsize=None)(distributed) if distributed \
-            else None
+        self._distributed = functools.lru_cache(maxsize=None)(
+            lambda path: distributed(path) and not self._run_from_folder(path)) \
+            if distributed else None
         self._whole_project = whole_project
+        self._stem_folders: Optional[Set[str]] = None
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
@@ -914,6 +916,30 @@ class ProjectGraph:
         self._index_other_imports()
         return [other for other in self._by_stem.get((os.path.dirname(index.path), stem), ())
                 if other is not index]
+
+    def _run_from_folder(self, path: str) -> bool:
+        """The module at ``path`` is in a package folder whose modules import one another by
+        their stems (``from model import Net`` in ``trainer/task.py`` beside ``trainer/model.py``):
+        Python finds those only when the program runs from that folder, so the folder is an
+        application run from there, whatever a ``setup.py`` packages (imported by its
+        package's name, ``trainer.task`` would fail on its own import)."""
+        folder = os.path.dirname(path)
+        if self._stem_folders is None:
+            self._index_other_imports()
+            stems: Dict[str, Set[str]] = {}
+            for other in self.by_path.values():
+                name = os.path.basename(other.path)
+                if name.endswith(".py") and name != "__init__.py" and "." in other.module:
+                    stems.setdefault(os.path.dirname(other.path), set()).add(name[:-3])
+            # (a module named as its package, ``pkg/pkg.py``, or as a library, ``types.py``,
+            # may be imported either way)
+            self._stem_folders = {
+                where for where, names in stems.items()
+                if any(importer.path != os.path.join(where, stem + ".py")
+                       for stem in names - {os.path.basename(where)}
+                       if may_be_project_module(stem)
+                       for importer in self._by_stem.get((where, stem), ()))}
+        return folder in self._stem_folders
 
     def _index_other_imports(self) -> None:
         """Built once: (folder, first name of an import target) → the modules of that
