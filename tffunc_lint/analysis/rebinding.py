@@ -38,7 +38,8 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 
 from .guards import init_targets
 from .keras_runs import run_times
-from .module_index import CALLED, iter_statements, statement_bindings
+from .module_index import (CALLED, DATASET_CHAIN_METHODS, DATASET_METHODS, DATASET_NAME,
+                           iter_statements, statement_bindings)
 from .scoped_state import exports, set_around_a_call, set_around_keras_runs
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
@@ -729,9 +730,10 @@ class Rebinding:
         """A call that traces or runs the functions it is given before it returns, and keeps
         none of them: saving a model with its signatures, timing a function, a distribution
         strategy running a step on its replicas (``strategy.run(train_step, args=...)``,
-        on a receiver whose name says it is a strategy), or a function of the module's own
-        that only calls what it is given (``run(optimizer)`` of a notebook's ``def run(f):
-        f(); return f()``, see ``_calls_only``)."""
+        on a receiver whose name says it is a strategy), a ``tf.data`` transformation
+        (``dataset.map(f)`` traces ``f`` as it is called and keeps only the graph), or a
+        function of the module's own that only calls what it is given (``run(optimizer)``
+        of a notebook's ``def run(f): f(); return f()``, see ``_calls_only``)."""
         if isinstance(call.func, ast.Name):
             if self._callers_now is None:
                 self._callers_now = _callers_now(self._tree)
@@ -744,10 +746,26 @@ class Rebinding:
             if dotted.rpartition(".")[2].lower().endswith("strategy") or dotted and (
                     self._resolve(dotted) or "").startswith("tensorflow.distribute."):
                 return True
+        if (isinstance(func, ast.Attribute) and func.attr in DATASET_METHODS
+                and self._dataset(func.value)):
+            return True
         name = self._resolve(ast_dotted_name(call.func) or "")
         return name in _RUNS_NOW or (
             isinstance(call.func, ast.Attribute) and call.func.attr == "save"
             and any(k.arg == "signatures" for k in call.keywords))
+
+    def _dataset(self, node: ast.expr) -> bool:
+        """``node`` is a ``tf.data`` dataset by its making or its name: a chain of dataset
+        methods (``ds.shuffle(8).batch(4)``) on a ``tf.data`` call or on a name that says
+        it holds one (``train_dataset``, ``val_ds``)."""
+        while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in DATASET_CHAIN_METHODS):
+            node = node.func.value
+        if isinstance(node, ast.Call):
+            return (self._resolve(ast_dotted_name(node.func) or "") or "").startswith(
+                "tensorflow.data.")
+        dotted = ast_dotted_name(node)
+        return dotted is not None and bool(DATASET_NAME.search(dotted.rpartition(".")[2]))
 
     def objects(self, entry) -> List[Tuple[Optional[int], Times]]:
         """The ``tf.function`` objects made for the entry point ``entry``: (the line that
