@@ -377,6 +377,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
         # automagic: line magics and shell aliases without % (basenji's `ls ./data`)
         ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
+        # the magic TensorBoard's extension adds, after `%load_ext tensorboard` (a course's
+        # `tensorboard --logdir=logs`)
+        ("code", "tensorboard --logdir=logs\ntensorboard = None\n"),
         # doctest prompts, which IPython strips (diffusers' Korean docs)
         ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
         # a function pasted from a doctest with its first prompt left out: IPython strips
@@ -408,6 +411,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "# %%timeit -n 1\nos.getcwd()\n",
         "\n\n\n\n",
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
+        "# tensorboard --logdir=logs\ntensorboard = None\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
         "def conv(fld):\n    return float(fld)\n",
         "\n\n\n",

@@ -54,12 +54,14 @@ _ASSIGNED_MAGIC = lazy_compile(
 _CELL_MAGIC = lazy_compile(r"%%(?P<name>\w+)")
 #: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
 #: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
-#: not begin an assignment or a call (``history = model.fit(``, a line that continues).
+#: not begin an assignment or a call (``history = model.fit(``, a line that continues);
+#: ``tensorboard`` is the magic of the extension TensorFlow's notebooks load.
 _AUTOMAGIC = lazy_compile(
     r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
     r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
-    r"uv|less|more|man|clear|rehashx|tb|dhist)(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
+    r"uv|less|more|man|clear|rehashx|tb|dhist|tensorboard)"
+    r"(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
 #: Doctest prompts, as IPython's classic_prompt transformer strips them.
 _FIRST_PROMPT = lazy_compile(r">>>(?: |$)")
 #: IPython strips the prompts of a cell whose second line starts with either prompt.
