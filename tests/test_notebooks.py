@@ -377,9 +377,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
         # automagic: line magics and shell aliases without % (basenji's `ls ./data`)
         ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
-        # the magic TensorBoard's extension adds, after `%load_ext tensorboard` (a course's
-        # `tensorboard --logdir=logs`)
-        ("code", "tensorboard --logdir=logs\ntensorboard = None\n"),
+        # the magic an extension adds, once loaded (a course's `%load_ext tensorboard`,
+        # then `tensorboard --logdir=logs`)
+        ("code", "%load_ext tensorboard\ntensorboard --logdir=logs\ntensorboard = None\n"),
         # doctest prompts, which IPython strips (diffusers' Korean docs)
         ("code", ">>> import os\n\n >>> for i in range(2):\n...     os.getcwd()\n"),
         # a function pasted from a doctest with its first prompt left out: IPython strips
@@ -411,7 +411,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "# %%timeit -n 1\nos.getcwd()\n",
         "\n\n\n\n",
         "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
-        "# tensorboard --logdir=logs\ntensorboard = None\n",
+        "# %load_ext tensorboard\n# tensorboard --logdir=logs\ntensorboard = None\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
         "def conv(fld):\n    return float(fld)\n",
         "\n\n\n",
@@ -795,3 +795,14 @@ def test_an_eager_switch_matters_only_where_the_program_traces(tmp_path, capsys,
                              ("code", "tf.config.run_functions_eagerly(True)\n"),
                              ("code", program)), encoding="utf-8")
     assert positions(capsys, str(path)) == expected
+
+
+def test_an_extension_magic_needs_its_extension():
+    """Without ``%load_ext tensorboard`` first, ``tensorboard --logdir=log_dir`` is Python,
+    and not valid (a notebook's saved output shows the ``SyntaxError``)."""
+    book = Notebook.parse(notebook(
+        ("code", "tensorboard --logdir=log_dir\n"),
+        ("code", "%load_ext tensorboard\n"),
+        ("code", "tensorboard --logdir=log_dir\n"),
+    ).encode("utf-8"))
+    assert [line for line, _, _ in book.errors] == [1]

@@ -32,7 +32,7 @@ import re
 import sys
 import tokenize
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .analysis.patterns import lazy_compile
 
@@ -52,16 +52,19 @@ _HELP = lazy_compile(r"\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$")
 _ASSIGNED_MAGIC = lazy_compile(
     r"(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?\s*=\s*)[!%]")
 _CELL_MAGIC = lazy_compile(r"%%(?P<name>\w+)")
+#: An extension a cell loads (``%load_ext tensorboard``): its magic of the same name may
+#: then be written without ``%`` too (``tensorboard --logdir=logs``).
+_LOAD_EXT = lazy_compile(r"^[ \t]*%?load_ext[ \t]+(?:[\w.]+\.)?(\w+)", re.MULTILINE)
+_FIRST_WORD = lazy_compile(r"\w+")
 #: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
 #: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
-#: not begin an assignment or a call (``history = model.fit(``, a line that continues);
-#: ``tensorboard`` is the magic of the extension TensorFlow's notebooks load.
+#: not begin an assignment or a call (``history = model.fit(``, a line that continues).
+_AUTOMAGIC_REST = r"(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))"
 _AUTOMAGIC = lazy_compile(
     r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
     r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
-    r"uv|less|more|man|clear|rehashx|tb|dhist|tensorboard)"
-    r"(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))")
+    r"uv|less|more|man|clear|rehashx|tb|dhist)" + _AUTOMAGIC_REST)
 #: Doctest prompts, as IPython's classic_prompt transformer strips them.
 _FIRST_PROMPT = lazy_compile(r">>>(?: |$)")
 #: IPython strips the prompts of a cell whose second line starts with either prompt.
@@ -182,6 +185,7 @@ class Notebook:
         if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
             raise NotebookError("cannot read notebook: no 'cells' list (nbformat 4 expected)")
         cells = []
+        loaded: Set[str] = set()
         for index, cell in enumerate(data["cells"]):
             if not isinstance(cell, dict):
                 raise NotebookError(f"cannot read notebook: cell {index + 1} is not an object")
@@ -196,7 +200,9 @@ class Notebook:
                 raise NotebookError(
                     f"cannot read notebook: cell {index + 1} has no readable 'source'")
             code = _Cell(index + 1, index, _split(text))
-            _mask(code)
+            if "load_ext" in text:
+                loaded.update(_LOAD_EXT.findall(text))
+            _mask(code, frozenset(loaded))
             cells.append(code)
         return cls(raw, data, cells, _is_python(data), source.startswith(b"\xef\xbb\xbf"))
 
@@ -259,7 +265,8 @@ def _is_python(data: dict) -> bool:
 # -- masking IPython syntax -----------------------------------------------------------------
 
 
-def _mask(cell: _Cell) -> None:
+def _mask(cell: _Cell, extensions: FrozenSet[str] = frozenset()) -> None:
+    """Mask the cell's magics; ``extensions``: those loaded so far (``_LOAD_EXT``)."""
     lines = [line if line.endswith(("\n", "\r")) else line + "\n" for line in cell.lines]
     cell.masked = list(lines)
     # The cell magic on the first line; Colab also runs one after comment lines, and
@@ -282,7 +289,8 @@ def _mask(cell: _Cell) -> None:
                 first = next((i for i in range(first + 1, len(lines)) if lines[i].strip()),
                              len(lines))
                 magic = _CELL_MAGIC.match(lines[first]) if first < len(lines) else None
-    candidates = {i for i, line in enumerate(lines) if i not in cell.changed and _magic(line)}
+    candidates = {i for i, line in enumerate(lines)
+                  if i not in cell.changed and _magic(line, extensions)}
     for _ in range(4):  # a line restored inside a string may change what follows
         masked = list(cell.masked)
         for i in candidates:  # keep the brackets, in case the line continues an expression
@@ -393,14 +401,23 @@ def _dedent(cell: _Cell) -> bool:
     return True
 
 
-def _magic(line: str) -> bool:
+def _magic(line: str, extensions: FrozenSet[str] = frozenset()) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return False
     return (stripped[0] in "%!?" or line[:1] in (",", ";", "/")
             or bool(_HELP.fullmatch(stripped))
             or bool(_ASSIGNED_MAGIC.match(stripped))
-            or bool(_AUTOMAGIC.match(stripped)) and not _parses(stripped))
+            or (bool(_AUTOMAGIC.match(stripped)) or _extension_magic(stripped, extensions))
+            and not _parses(stripped))
+
+
+def _extension_magic(stripped: str, extensions: FrozenSet[str]) -> bool:
+    """The line runs the magic of a loaded extension without ``%``, as ``_AUTOMAGIC``
+    reads the built-in ones."""
+    word = _FIRST_WORD.match(stripped) if extensions else None
+    return word is not None and word.group() in extensions and bool(
+        re.match(re.escape(word.group()) + _AUTOMAGIC_REST, stripped))
 
 
 def _parses(line: str) -> bool:
