@@ -60,6 +60,7 @@ _FIRST_WORD = lazy_compile(r"\w+")
 #: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
 #: not begin an assignment or a call (``history = model.fit(``, a line that continues).
 _AUTOMAGIC_REST = r"(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))"
+_AFTER_AUTOMAGIC = lazy_compile(_AUTOMAGIC_REST)
 _AUTOMAGIC = lazy_compile(
     r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
@@ -417,7 +418,7 @@ def _extension_magic(stripped: str, extensions: FrozenSet[str]) -> bool:
     reads the built-in ones."""
     word = _FIRST_WORD.match(stripped) if extensions else None
     return word is not None and word.group() in extensions and bool(
-        re.match(re.escape(word.group()) + _AUTOMAGIC_REST, stripped))
+        _AFTER_AUTOMAGIC.match(stripped, word.end()))
 
 
 def _parses(line: str) -> bool:
