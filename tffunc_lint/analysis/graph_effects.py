@@ -71,6 +71,7 @@ class GraphEffects:
         """Class → its methods by name."""
         self._classes: Dict[int, ast.ClassDef] = {}
         self._by_name: Optional[Dict[str, List[ast.ClassDef]]] = None
+        self._calls: Optional[FrozenSet[str]] = None
         self._layers: Dict[int, FrozenSet[str]] = {}
         """Class → attributes its methods set to a Keras layer or model."""
         if context.tree is not None:
@@ -96,6 +97,30 @@ class GraphEffects:
         the module (bases matched by name): an object of the one runs methods of both."""
         return other is not None and (one is other or other in self._ancestors(one)
                                       or one in self._ancestors(other))
+
+    def separate(self, one: ast.ClassDef, other: Optional[ast.ClassDef]) -> bool:
+        """No object is both a ``one`` and an ``other``: neither derives from the other, no
+        class of the module derives from both, and neither is a mixin waiting for a host in
+        another module (a class that derives from nothing but ``object`` and that the
+        module never instantiates itself). ``self.x`` in a method of ``other`` is then
+        another object's attribute than ``self.x`` in a method of ``one``."""
+        if other is None or self.related(one, other):
+            return False
+        if any({one, other} <= {cls, *self._ancestors(cls)} for cls in self._classes.values()):
+            return False
+        return not self._may_be_mixin(one) and not self._may_be_mixin(other)
+
+    def _may_be_mixin(self, cls: ast.ClassDef) -> bool:
+        return all(ast_dotted_name(base) in ("object", "builtins.object") for base in cls.bases
+                   ) and cls.name not in self._instantiated()
+
+    def _instantiated(self) -> FrozenSet[str]:
+        """Names the module calls (``PG()``): among them, those of its classes it makes."""
+        if self._calls is None:
+            self._calls = frozenset(
+                node.func.id for node in walk_nodes(self._context.tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name))
+        return self._calls
 
     def _ancestors(self, cls: ast.ClassDef) -> List[ast.ClassDef]:
         if self._by_name is None:

@@ -12,7 +12,8 @@ assignment is harmful only with evidence that the value must live past that trac
 - **read elsewhere**: another function of the module reads the state without setting it
   first (an untraced method, a property, module-level code): it sees a symbolic tensor of
   the trace, or a value frozen at trace time. Set-up methods (``__init__``, ``build``) run
-  before the first trace and do not count.
+  before the first trace and do not count, nor do methods of a class whose objects are never
+  of the setter's class (``GraphEffects.separate``): their ``self.x`` is their own.
 
 A layer's ``call`` (and what it calls) runs eagerly whenever a program calls the layer
 itself, and in a graph when Keras trains or evaluates the model. In a program that does
@@ -356,18 +357,25 @@ class StateUse:
                   attribute: Optional[str] = None, readers: Optional[ast.ClassDef] = None
                   ) -> bool:
         """``readers``: only methods of that class, or of a class it derives from or that
-        derives from it (``GraphEffects.related``), count as readers outside the trace."""
+        derives from it (``GraphEffects.related``), count as readers outside the trace.
+        With ``attribute``, a method of a class whose objects are never those of
+        ``function``'s class (``GraphEffects.separate``) reads an attribute of its own
+        objects: no reader either."""
         own = uses.get(id(function))
         if own is not None and own.read_before_set(setter_calls(id(function))) and not (
                 attribute and self._set_first_by_callers(function, attribute, setter_calls)):
             return True
         modes = self._store_modes(own, function) if attribute and own is not None else {}
-        effects = GraphEffects.of(self._context) if readers is not None else None
+        effects = GraphEffects.of(self._context) if readers is not None or attribute else None
+        setter_class = effects.class_of(function) if attribute else None
         for key, other in uses.items():
             if key == id(function):
                 continue
-            if effects is not None and (key == 0 or not effects.related(
+            if readers is not None and (key == 0 or not effects.related(
                     readers, effects.class_of(self._nodes[key]))):
+                continue
+            if setter_class is not None and key != 0 and effects.separate(
+                    setter_class, effects.class_of(self._nodes[key])):
                 continue
             if key == 0:
                 if other.loads or other.static_loads:

@@ -117,7 +117,10 @@ class PythonStateMutation(Rule):
     call to call), or code outside the trace reads it (an untraced method or property,
     another object's `layer.last_logits` in untraced code, module-level code, or for a
     `nonlocal` variable the enclosing function's own code after the traced function and
-    its untraced helpers). A layer's `call` is also run eagerly by a program that calls
+    its untraced helpers). `self.x` in a method of another class is an attribute of that
+    class's objects: it counts only when one object can be of both classes (one derives
+    from the other, a class of the module derives from both, or one of them is a mixin the
+    module never instantiates). A layer's `call` is also run eagerly by a program that calls
     the layer (or model) itself: there a reader outside the class, such as a notebook cell
     plotting `layer.last_attn_scores`, most often follows such an eager call, and only the
     class's own methods and properties (its API, read whenever a user asks, also after
