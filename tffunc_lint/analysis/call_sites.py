@@ -725,6 +725,8 @@ class _CallScanner:
         for loop in reversed(frame.loops):
             for target, iterable in _loop_targets(loop):
                 if name in _target_names(target):
+                    if self._rebound_in_loop(name, loop):
+                        return None, None  # ``i = tf.convert_to_tensor(i)``, then ``f(i)``
                     return self._loop_variable(name, target, iterable)
         bindings = frame.bindings(self.tree).get(name, [])
         if not bindings:
@@ -739,6 +741,20 @@ class _CallScanner:
                 kind, value = self._classify(statement.value, frame, depth + 1)
                 return (kind, value) if kind in (DATA, ITERATOR, LITERAL) else (None, None)
         return None, None
+
+    def _rebound_in_loop(self, name: str, loop: ast.AST) -> bool:
+        """The body of the ``for`` loop ``loop`` binds its variable ``name`` again before
+        the statement being scanned (also in a branch that may not run): the call may see
+        that value, not the one the loop gave."""
+        if not isinstance(loop, _LOOPS) or loop not in self.parents:
+            return False
+        inner = [node for node in self.parents[self.parents.index(loop) + 1:]
+                 if isinstance(node, ast.stmt)]
+        if not inner:
+            return False
+        line = inner[-1].lineno
+        return any(statement.lineno < line and name in _bound_by(statement)
+                   for statement in iter_statements(loop.body, into_scopes=False))
 
     def _in_force(self, bindings: List[ast.AST]) -> List[ast.AST]:
         """Of a name's module-level bindings, the one in force at the top-level statement

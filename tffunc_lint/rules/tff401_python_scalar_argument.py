@@ -55,6 +55,8 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     plain function of the same name, defined in another cell, is not counted. A function with an `input_signature`
     is never reported, nor one fixed literal used at every call site (a hyper-parameter,
     traced once by design), nor values whose origin is not visible (parameters, attributes).
+    A loop variable that the loop's body binds again before the call (`i =
+    tf.convert_to_tensor(i)`, also in a branch that may not run) is not the loop's number.
     Keras `call` methods are traced by Keras, not reported here. Bools are mode flags, two
     traces by design: `training=True` at one call site and `training=False` at another, a
     loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
