@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..analysis.lazy_libcst import cst
 
 from ..analysis.guards import is_executing_eagerly
+from ..analysis.local_calls import local_uses
 from ..analysis.module_index import TF_FUNCTION, def_key
 from ..analysis.names import ast_dotted_name, dotted_name, function_local_names
 from ..rule import Rule, Scope
@@ -91,40 +92,6 @@ def _is_cache_guard(test: ast.expr) -> bool:
                 and node.func.id in ("hasattr", "getattr")):
             return True
     return False
-
-
-def _uses(scope: ast.AST, name: str, definition: ast.AST) -> Tuple[bool, bool, bool]:
-    """How ``scope``'s own code uses ``name``: (called with arguments, called in a loop,
-    escapes).
-
-    Any use other than a call (returned, stored, passed on, used by a nested function,
-    declared global/nonlocal) lets the function outlive one call of ``scope``. A call without
-    arguments runs a block of code as a graph once (its inputs are closures, so it could not
-    reuse a trace anyway): not counted as a call.
-    """
-    called = in_loop = escapes = False
-    body = scope.body if isinstance(scope, _FUNCTIONS) else [scope]
-    stack = [(node, False, False) for node in body]
-    while stack:
-        node, looped, nested = stack.pop()
-        if node is definition:
-            continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            escapes = True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
-            if nested:
-                escapes = True
-            called = called or bool(node.args or node.keywords)
-            in_loop = in_loop or looped
-            children = list(node.args) + [k.value for k in node.keywords]
-            stack.extend((child, looped, nested) for child in children)
-            continue
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            escapes = True
-        inner_nested = nested or isinstance(node, _FUNCTIONS + (ast.Lambda, ast.ClassDef))
-        inner_looped = looped or isinstance(node, _LOOPS + _COMPREHENSIONS)
-        stack.extend((child, inner_looped, inner_nested) for child in child_nodes(node))
-    return called, in_loop, escapes
 
 
 def _is_pass_through(decorator: ast.expr, names) -> bool:
@@ -312,14 +279,15 @@ class _Scanner:
     def _judge_definition(self, node: ast.AST, frame: _Frame, guarded: bool) -> Optional[str]:
         if frame.loops and not guarded:
             loop, _ = frame.loops[-1]
-            called, _, escapes = _uses(loop, node.name, node)
-            if not called or escapes:
+            uses = local_uses(loop, node.name, node)
+            if not uses.called_with_arguments or uses.escapes:
                 return None
             return None if _fresh_objects_passed(loop, node) else _NESTED_LOOP
         if not isinstance(frame.node, _FUNCTIONS) or frame.once_or_unknown:
             return None
-        called, in_loop, escapes = _uses(frame.node, node.name, node)
-        if called and not in_loop and not escapes and self._runs_repeatedly(frame.node):
+        uses = local_uses(frame.node, node.name, node)
+        if (uses.called_with_arguments and not uses.in_loop and not uses.escapes
+                and self._runs_repeatedly(frame.node)):
             return _NESTED.format(outer=frame.node.name)
         return None
 
