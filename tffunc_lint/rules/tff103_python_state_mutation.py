@@ -10,11 +10,14 @@ from ..analysis.lazy_libcst import cst
 
 from ..analysis.lazy_import import lazy_module
 from ..analysis.guarded_code import flag_guard_tests
-from ..analysis.names import dotted_name
+from ..analysis.module_index import TF_FUNCTION
+from ..analysis.names import ast_dotted_name, dotted_name
 from ..analysis.patterns import words, lazy_compile
 from ..rule import Rule
 
 container_provenance = lazy_module("..analysis.container_provenance", __package__)
+local_calls = lazy_module("..analysis.local_calls", __package__)
+loop_kind = lazy_module("..analysis.loop_kind", __package__)
 graph_effects = lazy_module("..analysis.graph_effects", __package__)
 scoped_state = lazy_module("..analysis.scoped_state", __package__)
 state_use = lazy_module("..analysis.state_use", __package__)
@@ -131,6 +134,12 @@ class PythonStateMutation(Rule):
     assignment (`if self.mode == "fixed":` around the reader, `if self.mode == "learned":`
     around the assignment, `self.mode` set only in `__init__` or `build`): it never sees
     what the trace stored.
+
+    A counter (`self.epoch += 1`) in a `@tf.function` def that the function defining it
+    calls once and lets nowhere else (`def train(self): @tf.function def _train(): ...;
+    return _train()`) counts right: each call makes a new `tf.function` and traces it, so
+    its Python code runs on every call; not in a loop that AutoGraph runs as a graph loop
+    (over a dataset or a tensor), whose body is traced once.
 
     A Python flag that guards initialisation (`if not self.initialized: ...;
     self.initialized = True`, or `if self.first_call: ...; self.first_call = False`, or
@@ -414,7 +423,23 @@ class PythonStateMutation(Rule):
                 increment and "." in target
                 and use.only_names_things(target.rpartition(".")[2])):
             return False
+        if increment and self._traces_on_every_call() and not loop_kind.in_graph_loop(
+                self.context):
+            return False  # counts on every call: each call is the first of a new tf.function
         return outlives(use)
+
+    def _traces_on_every_call(self) -> bool:
+        """The traced function is a ``@tf.function`` def that the function defining it calls
+        once and lets nowhere else (``local_calls``): each call makes a new one and traces it,
+        so its Python code runs on every call."""
+        function = self.context.function
+        node = function.node if function is not None else None
+        if node is None or not any(
+                self.context.names.resolve(ast_dotted_name(
+                    d.func if isinstance(d, ast.Call) else d) or "") == TF_FUNCTION
+                for d in node.decorator_list):
+            return False
+        return local_calls.called_once_where_made(self.context.tree, node)
 
     def _in_set_up_method(self) -> bool:
         function = self.context.function
