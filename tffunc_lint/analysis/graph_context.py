@@ -491,8 +491,13 @@ class ProjectGraph:
 
     def _initialises(self, index: ModuleIndex, conditions, found) -> bool:
         """One of ``conditions`` tests an attribute that the called function sets, or the
-        function is a builder handed to a get-or-create call (``ONCE``)."""
-        writes = self.by_path[found[0]].functions[found[1]].writes
+        function is a builder handed to a get-or-create call (``ONCE``). A Keras ``build``
+        sets ``self.built`` even when it leaves that to ``super().build()`` or to Keras
+        (``if not self.built: self.build(x.shape)``)."""
+        function = self.by_path[found[0]].functions[found[1]]
+        writes = function.writes
+        if function.qualname.rpartition(".")[2] == "build":
+            writes = writes | {"built"}
         for condition in conditions:
             if condition == ONCE:
                 return True

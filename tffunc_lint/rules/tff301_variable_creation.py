@@ -84,7 +84,9 @@ class VariableCreatedInTfFunction(Rule):
     (`if not self.created: self.w = tf.Variable(...); self.created = True`), or a container
     that the guarded code fills (`if not state: state.append(tf.Variable(...))`, the
     guide's own example), or a method called under a run-once flag that the same block
-    clears (`if self.first_call: self.make_slots(); self.first_call = False`); other
+    clears (`if self.first_call: self.make_slots(); self.first_call = False`), or a
+    layer's `build` called under `if not self.built:` (Keras's build protocol sets `built`,
+    also when `build` leaves it to `super().build()`), with the helpers it calls; other
     guards are not recognised and are reported. A builder handed to a get-or-create call
     (`tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)`, or a
     project function whose name says it gets or creates) runs once and is not reported.
