@@ -263,9 +263,12 @@ _TRACE_WORDS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
 _DATASET_CALL = lazy_compile(r"\.[\s\\]*(?:%s)\b" % "|".join(DATASET_METHODS))
 
 #: Calls that run the function handed to them in another process or thread, or at exit:
-#: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``.
+#: ``ctx.Process(target=fn)``, ``threading.Thread(target=fn)``, ``executor.submit(fn)``;
+#: or as Python, outside any trace: ``tf.data.Dataset.from_generator(gen, ...)`` iterates
+#: the generator ``gen`` returns in Python, also when a traced function makes the dataset.
 _RUNS_ELSEWHERE = frozenset({
-    "Process", "Thread", "Timer", "submit", "apply_async", "map_async", "register"})
+    "Process", "Thread", "Timer", "submit", "apply_async", "map_async", "register",
+    "from_generator"})
 
 #: A call that runs the builder handed to it once and caches what it returns:
 #: ``tf.compat.v1.keras.utils.get_or_create_layer("name", self.build_model)``, or any
