@@ -412,8 +412,9 @@ class _Flow:
         elif isinstance(node, (cst.For, cst.While)):
             for _ in range(2):  # names tainted late in the body reach its start
                 self._mark(node, tainted)
-                if isinstance(node, cst.For):
-                    self._bind(node.target, node.iter, tainted)
+                if isinstance(node, cst.For) and expression_tainted(
+                        node.iter, tainted, self.resolve):
+                    tainted.update(iterated_names(node.target, node.iter, self.resolve))
                 self.suite(node.body, tainted)
             self.suite(node.orelse, tainted)
         elif isinstance(node, cst.With):
@@ -445,6 +446,27 @@ class _Flow:
         elif isinstance(target, cst.Name) and _static_lambda(value, tainted, self.resolve):
             # Calling it gives a Python value: marked as ``name()``, never a variable name.
             tainted.add(target.value + "()")
+
+
+def iterated_names(target: cst.BaseExpression, iterable: cst.BaseExpression,
+                   resolve: Resolve) -> List[str]:
+    """The names of a loop's ``target`` that may hold a tensor when ``iterable`` may hold
+    some: not the keys of a mapping (``for k, v in inputs.items()``, ``for k in d.keys()``:
+    a tensor is not hashable, a key is a Python value), nor ``enumerate``'s counter."""
+    element = None
+    if isinstance(iterable, cst.Call) and not iterable.args:
+        method = iterable.func.attr.value if isinstance(iterable.func, cst.Attribute) else None
+        if method == "keys":
+            return []
+        if method == "items":
+            element = 1
+    elif (isinstance(iterable, cst.Call) and iterable.args
+          and resolve(iterable.func) == "builtins.enumerate"):
+        element = 1
+    if element is not None and isinstance(target, (cst.Tuple, cst.List)) and len(
+            target.elements) == 2:
+        return list(assigned_names(target.elements[element].value))
+    return list(assigned_names(target))
 
 
 # -- queries from a rule ------------------------------------------------------------------------
@@ -619,7 +641,9 @@ def is_tainted(context, node: cst.BaseExpression, parameters: bool = True) -> bo
             continue
         names = set(assigned_names(scope.target))
         if expression_tainted(scope.iter, tainted, resolve):
-            tainted.update(names)
+            held = iterated_names(scope.target, scope.iter, resolve)
+            tainted.update(held)
+            tainted.difference_update(names.difference(held))
         else:
             tainted.difference_update(names)
     return expression_tainted(node, tainted, resolve)

@@ -44,7 +44,9 @@ class PrintInTfFunction(Rule):
     tracing (`print("Tracing with", x)`, the TensorFlow guide's way to watch retracing) or
     shows static trace-time information (`x.shape`, `x.dtype`, `x.name`, or the tensor
     itself under a label that asks for its shape or dtype, `print("x shape", x)`): those
-    are not reported, as TFF105 does not report such logging.
+    are not reported, as TFF105 does not report such logging. Nor are Python values that
+    come with tensors: the keys of a mapping of tensors (`for k, v in inputs.items():
+    print(k)`; a tensor is not hashable) and `enumerate`'s counter.
 
     ## Example
     ```python
