@@ -132,13 +132,24 @@ def expression_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolve) -
             for c in node.comparisons):
         return False
     if isinstance(node, _COMPREHENSIONS):
-        clause: Optional[cst.CompFor] = node.for_in
-        while clause is not None:
-            if expression_tainted(clause.iter, tainted, resolve):
-                return True
-            clause = clause.inner_for_in
-        return False
+        return _comprehension_tainted(node, tainted, resolve)
     return any(expression_tainted(child, tainted, resolve) for child in children(node))
+
+
+def _comprehension_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolve) -> bool:
+    """A comprehension holds tensors when its element may be one, given what each clause
+    binds: ``[k for k, v in inputs.items()]`` lists Python keys even when the values are
+    tensors."""
+    inner = set(tainted)
+    clause: Optional[cst.CompFor] = node.for_in
+    while clause is not None:
+        names = set(assigned_names(clause.target))
+        held = (iterated_names(clause.target, clause.iter, resolve)
+                if expression_tainted(clause.iter, inner, resolve) else ())
+        inner = inner.difference(names).union(held)
+        clause = clause.inner_for_in
+    elements = (node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)
+    return any(expression_tainted(element, inner, resolve) for element in elements)
 
 
 def _static_lambda(node: cst.BaseExpression, tainted: Set[str], resolve: Resolve) -> bool:

@@ -46,7 +46,8 @@ class PrintInTfFunction(Rule):
     itself under a label that asks for its shape or dtype, `print("x shape", x)`): those
     are not reported, as TFF105 does not report such logging. Nor are Python values that
     come with tensors: the keys of a mapping of tensors (`for k, v in inputs.items():
-    print(k)`; a tensor is not hashable) and `enumerate`'s counter.
+    print(k)`; a tensor is not hashable, also in a comprehension, `[k for k, v in
+    inputs.items()]`) and `enumerate`'s counter.
 
     ## Example
     ```python
