@@ -78,7 +78,8 @@ Access = Tuple[int, int, ast.stmt]
 class _Uses:
     """Loads and stores of one piece of state within one function."""
 
-    __slots__ = ("loads", "static_loads", "stores", "deletes", "formatted")
+    __slots__ = ("loads", "static_loads", "stores", "deletes", "formatted", "item_stores",
+                 "keyed_loads")
 
     def __init__(self) -> None:
         self.formatted = 0
@@ -89,6 +90,10 @@ class _Uses:
         self.stores: List[Access] = []
         self.deletes: List[int] = []
         """Lines of ``del self.x`` (also counted among the stores)."""
+        self.item_stores: List[Tuple[int, int, ast.stmt, str]] = []
+        """``self.x[key] = v``: where, and the key's text."""
+        self.keyed_loads: Dict[Tuple[int, int], str] = {}
+        """Loads that read an item (``self.x[key]``): where → the key's text."""
 
     def read_before_set(self, setter_calls: List[Access] = (), static: bool = False) -> bool:
         """A load that sees the value from before this function set it: before the first
@@ -96,6 +101,8 @@ class _Uses:
         storing statement, or any load when an augmented assignment is the store. Static
         loads count with ``static`` (code outside the trace, where they show the leak)."""
         loads = [*self.loads, *self.static_loads] if static else self.loads
+        if self.item_stores:
+            loads = [load for load in loads if not self._item_set_before(load)]
         if not loads:
             return False
         stores = [*self.stores, *setter_calls]
@@ -108,6 +115,15 @@ class _Uses:
             if load_statement is statement or (load_line, load_column) < (line, column):
                 return True
         return False
+
+    def _item_set_before(self, load: Access) -> bool:
+        """``load`` reads an item (``self.skips[i]``) that an earlier statement of the same
+        function set under the same key (``self.skips[i] = x``): it sees what this call
+        put there (a U-Net's skip connections kept in a dict by level)."""
+        key = self.keyed_loads.get((load[0], load[1]))
+        return key is not None and any(
+            item_key == key and (line, column) < (load[0], load[1]) and statement is not load[2]
+            for line, column, statement, item_key in self.item_stores)
 
 
 class FlagGuard(NamedTuple):
@@ -447,6 +463,7 @@ class StateUse:
         kept.loads = [a for a in uses.loads if compatible(a)]
         kept.static_loads = [a for a in uses.static_loads if compatible(a)]
         kept.stores, kept.deletes, kept.formatted = uses.stores, uses.deletes, uses.formatted
+        kept.item_stores, kept.keyed_loads = uses.item_stores, uses.keyed_loads
         return kept
 
     def _graph_helper(self, key: int, attribute: str) -> bool:
@@ -570,7 +587,15 @@ class StateUse:
                                        if isinstance(n, (ast.Attribute, ast.Name)))
             mutation = _mutation_use(node, receiver)
             if mutation is not None:  # ``self.x[k] = v``: neither reads nor sets ``self.x``
+                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                    self._item(node, statement, function)
                 stack.extend(mutation)
+                continue
+            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                    and _is_own(node.value, receiver)
+                    and self._access(node.value, statement, function, receiver, local)):
+                self._item(node, statement, function)
+                stack.append(node.slice)
                 continue
             static = _static_use(node)
             if static is not None:  # ``self.x.shape``, ``x is None``: not the value
@@ -587,6 +612,17 @@ class StateUse:
                 self._calls.setdefault(id(function), []).append(
                     (node.lineno, node.col_offset, statement, node.func.attr))
             stack.extend(child_nodes(node))
+
+    def _item(self, node: ast.Subscript, statement: ast.stmt, function) -> None:
+        """Note the key of an item of ``self.x`` that ``node`` sets or reads."""
+        if function is None or function is _CLASS_BODY:
+            return
+        uses = self.attributes.setdefault(node.value.attr, {}).setdefault(id(function), _Uses())
+        key = ast.dump(node.slice)
+        if isinstance(node.ctx, ast.Load):
+            uses.keyed_loads[(node.value.lineno, node.value.col_offset)] = key
+        else:
+            uses.item_stores.append((node.lineno, node.col_offset, statement, key))
 
     def _function(self, node: ast.AST, enclosing: Optional[str], method: bool) -> None:
         """A method's receiver is its first parameter; a function nested in a method sees

@@ -170,8 +170,10 @@ class ExternalContainerMutation(Rule):
     read only by traced code (`self.endpoints = {}` then `self.endpoints["stem"] = x`; a
     sub-layer's `endpoints` read by the traced model, or a layer whose `call` returns the
     layer and whose caller reads `encoder(x).get_all_encoder_layers()`) is scratch and not
-    reported. Caching
-    on purpose at trace time (a dict of per-shape constants) is reported too; add
+    reported; so is an item that the call sets and later reads back under the same key
+    (`self.skips[level] = x`, then `self.skips[level]`: a U-Net's skip connections kept by
+    level), while a read of the whole container (`self.parts.values()`) still counts.
+    Caching on purpose at trace time (a dict of per-shape constants) is reported too; add
     `# noqa: TFF102` to keep it. A memo entry made once under `if key not in self._cache:`
     is lazy initialisation, like `if self.x is None:`, and is not reported.
 
