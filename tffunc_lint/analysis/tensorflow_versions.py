@@ -17,9 +17,17 @@ Keras 2 imports is run by Keras 2.
 A notebook last run with an older Python (its ``language_info.version``) ran a TensorFlow
 that still supported that Python: 3.6, for one, before 2.7.
 
+A module whose code has a branch for TensorFlow 1 (``if tf_version < 2:``,
+``tf.__version__.startswith("1.")``) is written to run on TensorFlow 1 too
+(``tests_for_tensorflow_1``). A test against a release of TensorFlow 2 (``if TF_VERSION <
+2.3:``) is not taken as such evidence: it often guards the very call that needs it, or
+outlives the releases it was written for (a package that uses ``jit_compile=`` elsewhere
+and still tests for 2.4).
+
 Rules ask ``FileContext.tensorflow_versions()``: TFF405 suggests a replacement only where
-every such version has it; TFF301 treats ``Dropout`` and the noise layers as variable-free
-where no such version has Keras 3 (which gives them a seed variable).
+every such version has it (and, where nothing declares a lowest release, the module has no
+branch for TensorFlow 1); TFF301 treats ``Dropout`` and the noise layers as
+variable-free where no such version has Keras 3 (which gives them a seed variable).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from typing import Callable, Iterator, Mapping, Optional, Sequence
 from .. import requirements
 from ..requirements import Version
 from .names import ast_dotted_name
-from .ast_walk import child_nodes
+from .ast_walk import child_nodes, walk_nodes
 from .source_lines import SourceLines
 
 #: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
@@ -145,3 +153,98 @@ def keras_2_only(context) -> bool:
     """Every TensorFlow version the module can run on is older than Keras 3's (see the
     module docstring); a ``context.fact``."""
     return not requirements.has_anywhere(context.tensorflow_versions(), KERAS_3_SINCE)
+
+
+#: What the module's code reads the running TensorFlow's version from.
+_VERSION_NAMES = frozenset({"tensorflow.__version__", "tensorflow.version.VERSION",
+                            "tensorflow.VERSION"})
+_BEFORE = (ast.Lt, ast.GtE)
+"""``v < 2.2``, ``v >= 2.2``: the other branch is for the releases before 2.2; ``<=``, ``>``,
+``==`` and ``!=`` test 2.2 itself."""
+
+
+def tested_before(tree: Optional[ast.Module], text: str,
+                  resolve: Callable[[str], Optional[str]]) -> Optional[Version]:
+    """The earliest release R such that the module's code tests the TensorFlow version
+    against a release before R (see the module docstring): one branch of the test is for
+    releases before R, so the module runs on one. None when its code tests none. The
+    version is read from ``tf.__version__`` or ``tf.version.VERSION``, from a call given the
+    ``tensorflow`` module (``get_version(tf)``), or from a name bound to one of these
+    (``TF_VERSION = get_version(tf)``); other versions (``sys.version_info``,
+    ``torch.__version__``) are not TensorFlow's."""
+    if tree is None or "version" not in text.lower():
+        return None
+    bound = set()
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Assign) and _reads_version(node.value, resolve, bound):
+            bound.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    earliest: Optional[Version] = None
+    for node in walk_nodes(tree):
+        found = None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            sides = (node.left, node.comparators[0])
+            for side, other in (sides, sides[::-1]):
+                release = _release_literal(other)
+                if release is not None and _reads_version(side, resolve, bound):
+                    strict = isinstance(node.ops[0], _BEFORE)
+                    found = release if strict else (release[0], release[1] + 1)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "startswith" and len(node.args) == 1
+              and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("1", "1.")
+              and _reads_version(node.func.value, resolve, bound)):
+            found = (2, 0)  # ``tf.__version__.startswith("1.")``: TensorFlow 1 too
+        if found is not None:
+            earliest = found if earliest is None else min(earliest, found)
+    return earliest
+
+
+def _reads_version(node: ast.AST, resolve: Callable[[str], Optional[str]],
+                   bound: set) -> bool:
+    """``node`` computes with the running TensorFlow's version."""
+    for inner in walk_nodes(node):
+        if isinstance(inner, ast.Name) and inner.id in bound:
+            return True
+        if isinstance(inner, (ast.Attribute, ast.Name)):
+            dotted = ast_dotted_name(inner)
+            qualified = resolve(dotted) if dotted else None
+            if qualified in _VERSION_NAMES:
+                return True
+        if isinstance(inner, ast.Call) and any(
+                isinstance(arg, ast.Name) and resolve(arg.id) == "tensorflow"
+                for arg in inner.args):
+            return True
+    return False
+
+
+def _release_literal(node: ast.AST) -> Optional[Version]:
+    """The release a literal names: ``2.2``, ``2``, ``"2.2.0"``, ``(2, 2)``, or a parsed
+    string (``version.parse("2.2")``, ``LooseVersion("2.2")``)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return None
+    if isinstance(node, ast.Tuple) and node.elts and all(
+            isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts[:2]):
+        parts = [e.value for e in node.elts[:2]]
+        return (parts[0], parts[1] if len(parts) > 1 else 0)
+    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+        return None
+    value = node.value
+    if isinstance(value, (int, float)):
+        value = repr(value)
+    if not isinstance(value, str):
+        return None
+    pieces = value.split(".")
+    try:
+        major = int(pieces[0])
+        minor = int(pieces[1]) if len(pieces) > 1 and pieces[1] else 0
+    except ValueError:
+        return None
+    return (major, minor) if 1 <= major <= 2 else None
+
+
+def tests_for_tensorflow_1(context) -> bool:
+    """The module being linted has a branch for TensorFlow 1 (see the module docstring and
+    ``tested_before``); a ``context.fact``."""
+    tested = tested_before(context.tree, context.text, context.names.resolve)
+    return tested is not None and tested <= (2, 0)

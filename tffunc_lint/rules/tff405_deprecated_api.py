@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..analysis.lazy_libcst import cst
 
-from ..requirements import has_everywhere
+from ..analysis.tensorflow_versions import tests_for_tensorflow_1
+from ..requirements import bounds, has_everywhere
 from ..rule import Rule, Scope
 
 _RENAMED_ARGUMENTS = {
@@ -69,7 +70,13 @@ class DeprecatedTfFunctionApi(Rule):
     TensorFlow removed runs only on the releases before the removal
     (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
     `experimental_relax_shapes=`), and a notebook last run with an old Python only on the
-    releases that supported it (Python 3.6: before 2.7). A version named only in prose
+    releases that supported it (Python 3.6: before 2.7). Where nothing declares a lowest
+    release, a module with a branch for TensorFlow 1 (`if tf_version < 2:`,
+    `tf.__version__.startswith("1.")`) is written for TensorFlow 1 too, and keeps its
+    spelling; a test against a release of TensorFlow 2 (`if TF_VERSION < 2.3:`) does not
+    count (it often guards the call itself, or outlives the releases it was for), nor do
+    tests of other versions (`sys.version_info`, `torch.__version__`). A version named only
+    in prose
     ("tested with TensorFlow 2.1") is not read. Only calls that resolve to TensorFlow through the module's imports are recognised; a
     keyword passed through `**kwargs` is not seen. The fix is skipped when the new keyword is
     already present.
@@ -88,8 +95,19 @@ class DeprecatedTfFunctionApi(Rule):
     fixable = True
 
     def _available(self, new: str) -> bool:
-        """Every TensorFlow version the project supports has the replacement."""
-        return has_everywhere(self.context.tensorflow_versions(), _SINCE[new])
+        """Every TensorFlow version the project supports has the replacement. Where nothing
+        declares a lowest version, a branch of the module's for TensorFlow 1 (``if tf_version
+        < 2:``) says it runs there too."""
+        since = _SINCE[new]
+        spec = self.context.tensorflow_versions()
+        if not has_everywhere(spec, since):
+            return False
+        if self.context.tensorflow_setting:
+            return True
+        if not self.context.fact("tests_for_tensorflow_1", tests_for_tensorflow_1):
+            return True
+        lowest = bounds(spec)[0] if spec else None
+        return lowest is not None and lowest >= (2, 0)  # the branch is for releases left behind
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
