@@ -633,6 +633,7 @@ class Rebinding:
         self._objects: Dict[object, List[Tuple[Optional[int], Times]]] = {}
         self._passed: Dict[Tuple[object, str], Optional[PassedObjects]] = {}
         self._callers_now: Optional[FrozenSet[str]] = None
+        self._traced_regions: Optional[List[Tuple[int, int]]] = None
 
     @classmethod
     def of(cls, context) -> "Rebinding":
@@ -733,7 +734,13 @@ class Rebinding:
         on a receiver whose name says it is a strategy), a ``tf.data`` transformation
         (``dataset.map(f)`` traces ``f`` as it is called and keeps only the graph), or a
         function of the module's own that only calls what it is given (``run(optimizer)``
-        of a notebook's ``def run(f): f(); return f()``, see ``_calls_only``)."""
+        of a notebook's ``def run(f): f(); return f()``, see ``_calls_only``). So does any
+        call written in traced code (``solver.solve(growth_func, ...)`` in a
+        ``tf.function``): the trace runs it, and what it is given runs during the trace, or,
+        handed to ``tf.py_function``, when the graph runs: when the traced code runs, either
+        way."""
+        if self._in_traced_code(call.lineno):
+            return True
         if isinstance(call.func, ast.Name):
             if self._callers_now is None:
                 self._callers_now = _callers_now(self._tree)
@@ -753,6 +760,16 @@ class Rebinding:
         return name in _RUNS_NOW or (
             isinstance(call.func, ast.Attribute) and call.func.attr == "save"
             and any(k.arg == "signatures" for k in call.keywords))
+
+    def _in_traced_code(self, line: int) -> bool:
+        """``line`` is in the source of a traced ``def`` of the module (the region of a
+        lambda is the code around it)."""
+        if self._traced_regions is None:
+            functions = self._index.functions
+            self._traced_regions = [functions[key].region for key in self._traced
+                                    if key in functions
+                                    and not functions[key].qualname.endswith("<lambda>")]
+        return any(first <= line <= last for first, last in self._traced_regions)
 
     def _dataset(self, node: ast.expr) -> bool:
         """``node`` is a ``tf.data`` dataset by its making or its name: a chain of dataset
