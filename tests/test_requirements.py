@@ -148,6 +148,14 @@ EAGER = "import tensorflow as tf\n\ntf.config.experimental_run_functions_eagerly
     ("envs/tf2.2-gpu-env.yml", "dependencies:\n  - python=3.7\n  - tensorflow-gpu=2.2\n"),
     ("envs/Dockerfile", "FROM tensorflow/tensorflow:2.2.2-gpu-py3\n"),
     ("docker/Dockerfile.gpu", "FROM tensorflow/tensorflow:2.4.0-gpu\n"),
+    # a cloud provider's NLP examples (held-out round 144): the build's version variable
+    ("Dockerfile", "FROM nvidia/cuda:11.0-devel-ubuntu18.04\nENV TENSORFLOW_PIP=tensorflow\n"
+                   "ENV TENSORFLOW_VERSION=2.4.0\nENV TENSORFLOW_ADDONS_VERSION=0.12.0\n"),
+    ("Dockerfile", "FROM python:3.8\nARG TF_VERSION 2.4.1\nRUN pip install tensorflow\n"),
+    # a point-cloud detector's port (held-out round 144): a conda environment named
+    # requirements.yaml
+    ("requirements.yaml", "name: pointsplit\ndependencies:\n  - python=3.7\n  - pip:\n"
+                          "    - tensorflow-estimator==2.5.0\n    - tensorflow-gpu==2.4.0\n"),
 ])
 def test_a_release_pinned_where_the_project_says_how_to_run_it_keeps_the_old_spelling(
         capsys, name, content):

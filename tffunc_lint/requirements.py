@@ -3,8 +3,9 @@ what the project declares (``requirements*.txt``, ``pyproject.toml``'s
 ``[project] dependencies``, ``setup.cfg``'s ``install_requires``, ``setup.py``), else the
 releases it names exactly where it says how to run it: a Docker image
 (``tensorflow/tensorflow:2.4.0-gpu`` in a ``Dockerfile`` or the README) or a pinned install
-(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml``; also
-in the Docker files and conda environments of a folder for them beside the project's
+(``pip install tensorflow==2.4.0``, conda's ``tensorflow=2.4`` in ``environment.yml`` or
+``requirements.yaml``, a Docker build's ``ENV TENSORFLOW_VERSION=2.4.0``; also in the
+Docker files and conda environments of a folder for them beside the project's
 files, ``envs/tf2.2-gpu-env.yml``, ``docker/Dockerfile``),
 or, short of those, the item of a list of requirements that names TensorFlow and its
 version alone (``- Tensorflow (version 2.0+)``, ``* tensorflow 2.4.1``). Prose ("written
@@ -72,6 +73,11 @@ _IMAGE = lazy_compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IG
 _RUNS_IMAGE = lazy_compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:FROM\b|"
                            r"(?:nvidia-)?docker\b|\./|image:|[\w./-]*tensorflow[\w.-]*:)|"
                            r"--image[ \t=]+`?[\w./-]*tensorflow", re.IGNORECASE)
+#: A Docker build's variable that names the TensorFlow release it installs
+#: (``ENV TENSORFLOW_VERSION=2.4.0``, ``ARG TF_VERSION 2.3.1``).
+_VERSION_VARIABLE = lazy_compile(
+    r"^[ \t]*(?:ENV|ARG)[ \t]+(?:TENSORFLOW|TF)(?:_GPU|_CPU)?_VERSION(?:[ \t]*=[ \t]*|[ \t]+)"
+    r"[\"']?(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
 _PIN = lazy_compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
                     r"(?![\d*])", re.IGNORECASE)
 #: Where a pin counts: a line that starts installing (``RUN pip install``, ``$ conda
@@ -100,7 +106,8 @@ _LISTED = lazy_compile(
 _COMMENTED_INSTALL = lazy_compile(r"^[ \t]*#(.*\binstall\b.*)$", re.MULTILINE)
 #: Where a project says how to run it (``_RUN_NOTES_READ``: read up to this many characters).
 _RUN_NOTES = lazy_compile(r"(?:readme(?:\.(?:md|rst|txt|markdown))?|dockerfile[\w.-]*|"
-                          r"[\w.-]*\.dockerfile|environment[\w.-]*\.ya?ml)$", re.IGNORECASE)
+                          r"[\w.-]*\.dockerfile|(?:environment|requirements|conda)[\w.-]*\.ya?ml)$",
+                          re.IGNORECASE)
 _RUN_NOTES_READ = 200_000
 
 
@@ -353,7 +360,8 @@ def is_distributed(path: str) -> bool:
 
 def _pinned(text: str) -> Iterator[Version]:
     """The releases a README, Docker or conda file names exactly: an image's tag and a pin
-    where they count (``_RUNS_IMAGE``; ``_INSTALLS``, ``_REQUIREMENT_LINE``)."""
+    where they count (``_RUNS_IMAGE``; ``_INSTALLS``, ``_REQUIREMENT_LINE``), and a Docker
+    build's version variable (``_VERSION_VARIABLE``)."""
     if "tensorflow" not in text.lower():
         return
     for line in text.splitlines():
@@ -361,6 +369,10 @@ def _pinned(text: str) -> Iterator[Version]:
             yield from (_release(match.group("version")) for match in _IMAGE.finditer(line))
         if "=" in line:
             yield from _installed(line, _REQUIREMENT_LINE.match(line) is not None)
+        if "VERSION" in line.upper():
+            variable = _VERSION_VARIABLE.match(line)
+            if variable is not None:
+                yield _release(variable.group("version"))
 
 
 def _listed(text: str) -> Iterator[str]:

@@ -62,9 +62,10 @@ class DeprecatedTfFunctionApi(Rule):
     nearest `requirements*.txt`, `pyproject.toml` (`[project] dependencies`, or Poetry's
     `~2.1.0`), `setup.cfg` (`install_requires`) or `setup.py` above the file, up to the project's root
     (`tensorflow-gpu==2.2.0` keeps `experimental_relax_shapes=`); where those name no
-    TensorFlow, the releases a README, `Dockerfile` or conda `environment.yml` pins (a
-    `tensorflow/tensorflow:2.4.0-gpu` image, `pip install tensorflow==2.4.0`) or name in a
-    list of requirements (`- Tensorflow (version 2.0+)`: from 2.0 on); a file that
+    TensorFlow, the releases a README, `Dockerfile` or conda environment (`environment.yml`,
+    `requirements.yaml`) pins (a `tensorflow/tensorflow:2.4.0-gpu` image, `pip install
+    tensorflow==2.4.0`, a Docker build's `ENV TENSORFLOW_VERSION=2.4.0`) or name in a list
+    of requirements (`- Tensorflow (version 2.0+)`: from 2.0 on); a file that
     installs a release itself (a notebook's `!pip install tensorflow==2.3.0`) runs that one.
     The versions are narrowed by the module's own code: a module that uses an API
     TensorFlow removed runs only on the releases before the removal
