@@ -766,10 +766,17 @@ class Rebinding:
         lambda is the code around it)."""
         if self._traced_regions is None:
             functions = self._index.functions
-            self._traced_regions = [functions[key].region for key in self._traced
-                                    if key in functions
-                                    and not functions[key].qualname.endswith("<lambda>")]
-        return any(first <= line <= last for first, last in self._traced_regions)
+            merged: List[Tuple[int, int]] = []  # disjoint, in order: a nested def is inside
+            for first, last in sorted(functions[key].region for key in self._traced
+                                      if key in functions
+                                      and not functions[key].qualname.endswith("<lambda>")):
+                if merged and first <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+                else:
+                    merged.append((first, last))
+            self._traced_regions = merged
+        at = bisect.bisect_right(self._traced_regions, (line, math.inf)) - 1
+        return at >= 0 and line <= self._traced_regions[at][1]
 
     def _dataset(self, node: ast.expr) -> bool:
         """``node`` is a ``tf.data`` dataset by its making or its name: a chain of dataset
