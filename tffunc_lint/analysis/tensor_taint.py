@@ -143,13 +143,18 @@ def _comprehension_tainted(node: cst.CSTNode, tainted: Set[str], resolve: Resolv
     inner = set(tainted)
     clause: Optional[cst.CompFor] = node.for_in
     while clause is not None:
-        names = set(assigned_names(clause.target))
-        held = (iterated_names(clause.target, clause.iter, resolve)
-                if expression_tainted(clause.iter, inner, resolve) else ())
-        inner = inner.difference(names).union(held)
+        inner = _through_clause(clause, inner, resolve)
         clause = clause.inner_for_in
     elements = (node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)
     return any(expression_tainted(element, inner, resolve) for element in elements)
+
+
+def _through_clause(clause: cst.CompFor, tainted: Set[str], resolve: Resolve) -> Set[str]:
+    """The tainted names inside a comprehension clause: its targets hold tensors only as
+    far as its iterable may (``iterated_names``)."""
+    held = (iterated_names(clause.target, clause.iter, resolve)
+            if expression_tainted(clause.iter, tainted, resolve) else ())
+    return tainted.difference(assigned_names(clause.target)).union(held)
 
 
 def _static_lambda(node: cst.BaseExpression, tainted: Set[str], resolve: Resolve) -> bool:
@@ -650,11 +655,5 @@ def is_tainted(context, node: cst.BaseExpression, parameters: bool = True) -> bo
         if isinstance(scope, cst.Lambda):
             tainted.difference_update(_lambda_parameters(scope.params))
             continue
-        names = set(assigned_names(scope.target))
-        if expression_tainted(scope.iter, tainted, resolve):
-            held = iterated_names(scope.target, scope.iter, resolve)
-            tainted.update(held)
-            tainted.difference_update(names.difference(held))
-        else:
-            tainted.difference_update(names)
+        tainted = _through_clause(scope, tainted, resolve)
     return expression_tainted(node, tainted, resolve)
