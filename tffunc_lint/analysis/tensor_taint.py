@@ -65,6 +65,9 @@ STATIC_CALLS = frozenset({
     # A set holds no tensor: a tf.Tensor is not hashable (``set(state.keys())``).
     "builtins.set", "builtins.frozenset",
 })
+#: Methods that answer with a NumPy array or a Python value: a tensor's ``.numpy()`` fails
+#: in a graph itself (TFF204), and run eagerly what it gives is no tensor.
+_TO_PYTHON_METHODS = frozenset({"numpy", "tolist", "item"})
 #: Libraries whose functions answer with NumPy arrays or Python values, never tensors (given
 #: a tensor while tracing, they fail where they are called).
 _ARRAY_LIBRARIES = ("numpy.", "scipy.")
@@ -180,7 +183,7 @@ def _call_tainted(node: cst.Call, tainted: Set[str], resolve: Resolve) -> bool:
     if is_operation(qualified):
         return True
     if isinstance(func, cst.Attribute) and qualified is None:
-        if func.attr.value in STATIC_ATTRIBUTES:
+        if func.attr.value in STATIC_ATTRIBUTES or func.attr.value in _TO_PYTHON_METHODS:
             return False
         if expression_tainted(func.value, tainted, resolve):
             return True
