@@ -110,6 +110,23 @@ def test_the_nearest_declaration_decides_and_the_walk_stops_at_the_project_root(
         ("new/a.py", 3, "TFF405"), ("other/a.py", 3, "TFF405")]
 
 
+def test_a_package_root_inside_a_repository_takes_the_repository_declaration(capsys):
+    """A research repository's ``requirements.txt`` at its top, and a package of it with a
+    ``setup.py`` of its own that names no TensorFlow (``src/canvas-vae/setup.py``); a
+    package that names one, and a repository's own top, still decide."""
+    write(".git/HEAD", "ref: refs/heads/main\n")
+    write("requirements.txt", "tensorflow>=2.3.0,!=2.4.0\n")
+    write("src/pkg/setup.py", "from setuptools import setup\nsetup(install_requires=['faiss'])\n")
+    write("src/pkg/pkg/a.py", RELAX)
+    write("src/new/setup.py",
+          "from setuptools import setup\nsetup(install_requires=['tensorflow>=2.10'])\n")
+    write("src/new/a.py", RELAX)
+    write("vendored/.git/HEAD", "ref: refs/heads/main\n")
+    write("vendored/a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "src", "vendored")) == [
+        ("src/new/a.py", 3, "TFF405"), ("vendored/a.py", 3, "TFF405")]
+
+
 def test_the_setting_overrides_the_declaration(capsys):
     write("requirements.txt", "tensorflow==2.2.0\n")
     write("pyproject.toml", '[tool.tffunc-lint]\ntensorflow-version = ">=2.9"\n')

@@ -295,6 +295,7 @@ def forget() -> None:
     """Read the project files again (they changed since: a test writes them)."""
     _read.cache_clear()
     declared.cache_clear()
+    _in_repository.cache_clear()
     distributed.cache_clear()
 
 
@@ -303,7 +304,9 @@ def declared(directory: str) -> Optional[str]:
     """The TensorFlow specifier the nearest project files above ``directory`` declare, or
     None: the first directory (going up) whose files name TensorFlow decides, its requirement
     files before the releases its other files pin (``_pinned``); the walk stops at the
-    project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``)."""
+    project's root (a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``). A
+    package's own root inside a repository (``src/pkg/setup.py`` that names no TensorFlow)
+    does not stop it: the repository's requirements are the package's too."""
     found = _read(directory)
     if found.specs or found.locked:
         return ",".join(found.specs + ((_between(found.locked),) if found.locked else ()))
@@ -312,7 +315,22 @@ def declared(directory: str) -> Optional[str]:
     if found.listed:
         return ",".join(found.listed)
     parent = os.path.dirname(directory)
-    return None if parent == directory or found.root else declared(parent)
+    if parent == directory or found.root and (_repository(directory)
+                                              or not _in_repository(parent)):
+        return None
+    return declared(parent)
+
+
+def _repository(directory: str) -> bool:
+    """``directory`` is a repository's top: it holds its ``.git`` (or ``.hg``)."""
+    return any(os.path.exists(os.path.join(directory, marker)) for marker in (".git", ".hg"))
+
+
+@functools.lru_cache(maxsize=None)
+def _in_repository(directory: str) -> bool:
+    """``directory`` or one above it is a repository's top."""
+    parent = os.path.dirname(directory)
+    return _repository(directory) or parent != directory and _in_repository(parent)
 
 
 @functools.lru_cache(maxsize=None)
