@@ -63,7 +63,8 @@ _CLAUSE = lazy_compile(r"^\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<version>\d+(?:
                        r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
                        r"(?:[-_.]?(?:post|rev|r)[-_.]?\d*)?(?:[-_.]?dev[-_.]?\d*)?"
                        r"(?:\.\*)?\s*$", re.IGNORECASE)
-_ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
+_REPOSITORY_MARKERS = (".git", ".hg")
+_ROOT_MARKERS = (*_REPOSITORY_MARKERS, "pyproject.toml", "setup.py", "setup.cfg")
 #: A TensorFlow release named exactly: a Docker image's tag, or a pinned install (``==``,
 #: conda's ``=``). ``tensorflow-text==2.4`` and NVIDIA's ``tensorflow:22.03-tf2`` are not.
 _IMAGE = lazy_compile(r"tensorflow[\w.-]*:(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
@@ -323,7 +324,8 @@ def declared(directory: str) -> Optional[str]:
 
 def _repository(directory: str) -> bool:
     """``directory`` is a repository's top: it holds its ``.git`` (or ``.hg``)."""
-    return any(os.path.exists(os.path.join(directory, marker)) for marker in (".git", ".hg"))
+    return any(os.path.exists(os.path.join(directory, marker))
+               for marker in _REPOSITORY_MARKERS)
 
 
 @functools.lru_cache(maxsize=None)

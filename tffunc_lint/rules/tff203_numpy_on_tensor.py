@@ -113,8 +113,8 @@ class NumpyOnTensor(Rule):
     `np.prod(x.shape)`, `np.sqrt(x.shape[-1])`, `len(x)`, `x.dtype`, and NumPy functions
     that only read them (`np.shape`, `np.ndim`). NumPy on constants (`np.zeros(3)`,
     `np.float32`, `np.pi`) is fine, and so is NumPy on what `.numpy()` answers (a NumPy
-    array; in a graph the `.numpy()` call fails first, which TFF204 reports). Code inside `if tf.executing_eagerly():` is not flagged,
-    nor code written for values that are not tensors: under `if not tf.is_tensor(x):`, in the
+    array; in a graph the `.numpy()` call fails first, which TFF204 reports). Code inside
+    `if tf.executing_eagerly():` is not flagged, nor code written for values that are not tensors: under `if not tf.is_tensor(x):`, in the
     `else` of `if tf.is_tensor(x):` or `if isinstance(x, tf.Tensor):` (NumPy input to a
     function that also takes tensors). A trace that passes a Python list there is missed.
 
