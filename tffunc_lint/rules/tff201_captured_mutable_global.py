@@ -96,10 +96,10 @@ class CapturedMutableGlobal(Rule):
     reported. A helper traced from a `tf.function` shares that function's calls; one traced
     only from other modules is traced when importers call it, after this module's own code
     has run (the helper's eager calls here, such as a configuration read at import, trace
-    nothing). A
-    function passed on or stored (`dataset.map(f)`, a class instantiated) may be called at
-    any later time, but one that traced code hands to a call (`solver.solve(f, ...)` in a
-    `tf.function`) runs when that traced code runs; methods and nested functions count as callable any time after their
+    nothing). A function passed on or stored (`dataset.map(f)`, a class instantiated) may
+    be called at any later time, but one that traced code hands to a call
+    (`solver.solve(f, ...)` in a `tf.function`) runs when that traced code runs; methods
+    and nested functions count as callable any time after their
     module-level code is first used. A function that module-level code never reaches is
     called by importers, after every import-time rebinding: only a function assigning the
     global under `global` can then run between its calls. A setter counts where it is
