@@ -204,7 +204,6 @@ class ProjectGraph:
         self._class_runs: Dict[Tuple[str, str], bool] = {}
         self._class_users: Optional[Dict[Tuple[str, str], _ClassUsers]] = None
         self._keras_above: Dict[str, bool] = {}
-        self._assigned: Dict[Tuple[str, str], FrozenSet[str]] = {}
         self._handed_on: Dict[str, bool] = {}
         self._splits: Dict[str, Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         self.by_path: Dict[str, ModuleIndex] = {}
@@ -530,7 +529,8 @@ class ProjectGraph:
             key = index.top_level.get(target[1])
             return (index.path, key) if key else None
         if kind == "method":
-            if target[2] in self._instance_attributes(index, target[1]):
+            cls = index.classes.get(target[1])
+            if cls is not None and target[2] in cls.assigned:
                 return None  # ``self.encoder = self.encoder()``: the object's, not the method
             found = self._method(index, target[1], target[2], include_own=True)
             if found is None and target[2] == "__call__":  # ``self(x)``
@@ -541,21 +541,6 @@ class ProjectGraph:
         if kind == "external":
             return self._qualified(target[1])
         return None
-
-    def _instance_attributes(self, index: ModuleIndex, class_name: str) -> FrozenSet[str]:
-        """The attributes of ``self`` that the methods of the class ``class_name`` assign:
-        on an object of the class, one of these names is what was assigned, not the method
-        of that name (``self.encoder = self.encoder()`` in ``__init__``: the model the method
-        built)."""
-        key = (index.path, class_name)
-        found = self._assigned.get(key)
-        if found is None:
-            cls = index.classes.get(class_name)
-            found = frozenset() if cls is None else frozenset(
-                name for method in cls.methods.values()
-                for name in index.functions[method].writes)
-            self._assigned[key] = found
-        return found
 
     def _call_method(self, index: ModuleIndex, class_name: str
                      ) -> Optional[Tuple[str, FunctionKey]]:
@@ -857,7 +842,7 @@ class ProjectGraph:
         is all of the project that runs in its process."""
         return self.script(index) and not any(
             (self._module_named(target) or self._stems.get(target.partition(".")[0]))
-            not in (None, index)
+            not in (None, index)  # (an index equals only itself: no field is compared)
             for _, target in index.imports)
 
     def _importers_of(self, index: ModuleIndex) -> List[ModuleIndex]:

@@ -425,6 +425,11 @@ class ClassInfo:
     the result (``inputs = keras.Input(shape); return keras.Model(inputs,
     self.call(inputs))``): what Keras trains is that model, made of the layers ``call``
     made once (see ``_Indexer._builds_functional``)."""
+    assigned: FrozenSet[str] = frozenset()
+    """The attributes of ``self`` that the class's methods assign (``FunctionInfo.writes``):
+    on an object of the class, a call of one of these names calls what was assigned, not
+    the method of that name (``self.encoder = self.encoder()``). Kept here, not asked of the
+    functions, so that resolving a method does not read a joined module's functions."""
 
     def trained_by_own_loop(self, kind: Optional[str]) -> bool:
         """A Keras model (``kind``: ``"Model"``) whose ``fit`` is a loop of its own, which
@@ -487,9 +492,13 @@ class FunctionSummary(NamedTuple):
     """The functions that are predicates, and their form (``FunctionInfo.predicate``)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class ModuleIndex:
-    """What graph-context detection needs to know about one module."""
+    """What graph-context detection needs to know about one module.
+
+    Two indexes are equal only when they are one object: comparing every field would read
+    the deferred fields of an unpickled index (its functions and bindings) just to tell
+    two modules apart. ``same_to_the_graph`` compares what the call graph reads."""
 
     path: str
     module: str
@@ -882,6 +891,9 @@ class ModuleIndex:
         indexer.shadowed = _shadowed_defs(tree)
         indexer.visit_body(tree.body)
         indexer.close()
+        for info in index.classes.values():
+            info.assigned = frozenset(name for method in info.methods.values()
+                                      for name in index.functions[method].writes)
         index.class_users = _class_users(tree, module_text, index, import_spans)
         if _TF1_TEXT.search(module_text.joined()[0]):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
