@@ -449,7 +449,7 @@ def test_resolving_a_method_reads_no_functions_of_its_module():
     again = pickle.loads(pickle.dumps(built))
     assert sent == sent and sent != again and again not in (None, sent)
     assert "functions" not in vars(sent) and "functions" not in vars(again)
-    assert sent.classes["Net"].assigned == frozenset({"encoder"})
+    assert sent.classes["Net"].assigned == ("encoder",)
 
 
 def _collector_state(job):

@@ -425,11 +425,12 @@ class ClassInfo:
     the result (``inputs = keras.Input(shape); return keras.Model(inputs,
     self.call(inputs))``): what Keras trains is that model, made of the layers ``call``
     made once (see ``_Indexer._builds_functional``)."""
-    assigned: FrozenSet[str] = frozenset()
-    """The attributes of ``self`` that the class's methods assign (``FunctionInfo.writes``):
-    on an object of the class, a call of one of these names calls what was assigned, not
-    the method of that name (``self.encoder = self.encoder()``). Kept here, not asked of the
-    functions, so that resolving a method does not read a joined module's functions."""
+    assigned: Tuple[str, ...] = ()
+    """The attributes of ``self`` that the class's methods assign (``FunctionInfo.writes``),
+    sorted: on an object of the class, a call of one of these names calls what was
+    assigned, not the method of that name (``self.encoder = self.encoder()``). Kept here,
+    not asked of the functions, so that resolving a method does not read a joined module's
+    functions; a tuple, a third of a set's memory for the few names a class assigns."""
 
     def trained_by_own_loop(self, kind: Optional[str]) -> bool:
         """A Keras model (``kind``: ``"Model"``) whose ``fit`` is a loop of its own, which
@@ -892,8 +893,8 @@ class ModuleIndex:
         indexer.visit_body(tree.body)
         indexer.close()
         for info in index.classes.values():
-            info.assigned = frozenset(name for method in info.methods.values()
-                                      for name in index.functions[method].writes)
+            info.assigned = tuple(sorted({name for method in info.methods.values()
+                                          for name in index.functions[method].writes}))
         index.class_users = _class_users(tree, module_text, index, import_spans)
         if _TF1_TEXT.search(module_text.joined()[0]):
             index.uses_tf1 = (any(_contrib(target) for _, target in index.imports)
