@@ -452,6 +452,31 @@ def test_resolving_a_method_reads_no_functions_of_its_module():
     assert sent.classes["Net"].assigned == ("encoder",)
 
 
+def test_a_module_names_each_callee_once():
+    """A module that calls and passes the same names many times holds one target (and one
+    decorator spelling) for each, in its index and once pickled: the process joining a
+    project holds every module's calls and decorations."""
+    import pickle
+
+    text = ("import tensorflow as tf\n"
+            "from lib import export, run\n\n\n"
+            "@export('a')\n"
+            "def a(x):\n"
+            "    return run(tf.cast, x), run(tf.cast, x)\n\n\n"
+            "@export('b')\n"
+            "def b(x):\n"
+            "    return run(tf.cast, x)\n")
+    built = ModuleIndex.build("m.py", "m", ast.parse(text), text.splitlines(True))
+    for index in (built, pickle.loads(pickle.dumps(built))):
+        passed = index.passed_callables
+        assert len(passed) == 3 and len({id(entry[0]) for entry in passed}) == 1
+        assert len({id(entry[2]) for entry in passed}) == 1
+        assert len({(id(e.target), id(e.how)) for e in index.decorated}) == 1
+        edges = [edge for f in index.functions.values() for edge in f.edges
+                 if edge[0] == ("external", "lib.run")]
+        assert len(edges) == 3 and len({id(edge[0]) for edge in edges}) == 1
+
+
 def _collector_state(job):
     import gc
 

@@ -23,7 +23,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional,
-                    Sequence, Set, Tuple, Union)
+                    Sequence, Set, Tuple, TypeVar, Union)
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTable,
@@ -37,6 +37,7 @@ FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
 #: | ("external", qualified name)
 Target = Tuple
+_V = TypeVar("_V")
 
 INIT_SCOPE = "tensorflow.init_scope"
 #: Callables run eagerly by TensorFlow, never traced: argument 0 or ``func=``.
@@ -1255,6 +1256,8 @@ class _Indexer:
         """Functions seen so far → every ``return`` of theirs gives a dataset."""
         self.qualified: Dict[int, Optional[str]] = {}
         """``id()`` of an expression node of the tree (alive while indexing) → its name."""
+        self.shared: Dict[object, object] = {}
+        """Each target and decorator spelling the module's calls name, once (see ``_one``)."""
         self.tracks_datasets = _DATASET_CALL.search("".join(lines)) is not None
         """Which names hold datasets is asked only of the receiver of a ``Dataset`` method
         that takes a function (``ds.map(f)``): a module whose text calls none is not
@@ -1913,7 +1916,7 @@ class _Indexer:
                             slot = positions.get(id(argument), next(
                                 (k.arg for k in node.keywords if k.value is argument), None))
                             self.index.passed_callables.append(
-                                (callee, slot, target, node.lineno))
+                                (self._one(callee), slot, self._one(target), node.lineno))
                         extra = (("eager-arg", callee, positions[id(argument)]),) if (
                             callee is not None and id(argument) in positions) else ()
                         if _ONCE_CALLEE.search(qualified or ast_dotted_name(func) or ""):
@@ -1926,7 +1929,7 @@ class _Indexer:
                     target = self._callable(argument, scope)
                     if target is not None:
                         self.index.passed_callables.append(
-                            (callee, position, target, node.lineno))
+                            (self._one(callee), position, self._one(target), node.lineno))
         self.visit(func, scope)
         for argument in arguments:
             self.visit(argument, scope)
@@ -1971,7 +1974,14 @@ class _Indexer:
                 function.edge_guards[len(function.edges)] = conditions
             if passed is not None:
                 function.edge_args[len(function.edges)] = passed
-            function.edges.append((target, line, how))
+            function.edges.append((self._one(target), line, how))
+
+    def _one(self, value: _V) -> _V:
+        """``value`` (a target, a decorator's spelling) as the first equal one this module
+        made: a module names the same callee many times, and the process joining a project
+        holds every module's calls and decorations (pickled, equal values that are one
+        object stay one)."""
+        return self.shared.setdefault(value, value)
 
     def _passed(self, call: ast.Call, scope: _Scope) -> Union[Tuple, int, None]:
         """What ``call`` passes, as ``FunctionInfo.edge_args`` keeps it."""
@@ -2062,7 +2072,8 @@ class _Indexer:
                     function.edge_guards[len(function.edges)] = conditions
                 if passed is not None:
                     function.edge_args[len(function.edges)] = passed
-                function.edges.append((("local", self._in_force(name, position)), line, how))
+                function.edges.append((self._one(("local", self._in_force(name, position))),
+                                       line, how))
         for name, how, line, position, within in self.pending_entries:
             if name in self.index.top_level:
                 self.index.entries.append(Entry(("local", self._in_force(name, position)),
@@ -2072,7 +2083,7 @@ class _Indexer:
                 if target[1] not in self.index.top_level:
                     continue
                 target = ("local", self.index.top_level[target[1]])
-            self.index.decorated.append(Entry(target, how, line, key))
+            self.index.decorated.append(Entry(self._one(target), self._one(how), line, key))
 
     def _in_force(self, name: str, position: int) -> FunctionKey:
         """The module-level def of ``name`` that code of the top-level statement starting at
