@@ -477,6 +477,33 @@ def test_a_module_names_each_callee_once():
         assert len(edges) == 3 and len({id(edge[0]) for edge in edges}) == 1
 
 
+def test_an_unpickled_index_holds_only_its_own_fields():
+    """The process joining a project holds every module's index: one unpickled keeps, in
+    its attribute table, only the fields not at their default (the class answers for the
+    others, with immutable empties), and the names most modules import are one string
+    for all of them. (20 and 14 MB of 309 to lint a TensorFlow install.)"""
+    import pickle
+
+    texts = {"a": "import tensorflow as tf\nfrom os import path\n\n\ndef f(x):\n"
+                  "    return tf.cast(x, 'int32')\n",
+             "b": "import tensorflow as tf\nfrom os import path\n"}
+    sent = []
+    for name, text in texts.items():
+        built = ModuleIndex.build(f"{name}.py", name, ast.parse(text), text.splitlines(True))
+        sent.append(pickle.loads(pickle.dumps(built)))
+    a, b = sent
+    assert b.keras_runs == () and b.module_calls == frozenset() and b.dataset_names is True
+    assert not b.compiles_keras and b.text_hash is None and b.unnamed == ()
+    assert set(vars(b)) == {"path", "module", "imports", "_pickled_functions",
+                            "_pickled_bindings", "_summary", "_bound", "nodes"}
+    assert [id(s) for pair in a.imports for s in pair] == [
+        id(s) for pair in b.imports for s in pair]
+    assert a.bound_names()["tf"] is b.bound_names()["tf"]
+    # Sent on again, it is the same index.
+    again = pickle.loads(pickle.dumps(a))
+    assert again.same_to_the_graph(a) and again.functions.keys() == a.functions.keys()
+
+
 def _collector_state(job):
     import gc
 

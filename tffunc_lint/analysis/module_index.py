@@ -614,11 +614,14 @@ class ModuleIndex:
     # to build the name table, travel as pickles of their own (``_DEFERRED``; compressed,
     # to a third: they stay in memory), read when first asked for. A read-only index keeps
     # those pickles, and sends them on unchanged.
-    # Empty collections are not pickled either: an unpickled index shares one immutable
-    # empty of each.
+    # Nor is a field at its default (an empty collection, a flag not set): an unpickled
+    # index holds only the fields of its own in its attribute table, and reads the others
+    # from the class, which holds one immutable empty of each collection (an index's
+    # table of some 40 fields is too big for the tables instances share: 20 MB on 12 000
+    # modules).
     def __getstate__(self):
         state = {name: value for name, value in self.__dict__.items()
-                 if name not in _NOT_PICKLED and (value or name not in _SHARED_EMPTY_OF_INDEX)}
+                 if name not in _NOT_PICKLED and not _at_default(name, value)}
         summary = self.function_summary()
         if summary != _NO_SUMMARY:
             state["_summary"] = summary
@@ -636,9 +639,16 @@ class ModuleIndex:
         return state
 
     def __setstate__(self, state):
-        # The fields in their order, as ``FunctionInfo.__setstate__`` sets them.
-        self.__dict__.update({name: state[name] if name in state else
-                              _SHARED_EMPTY_OF_INDEX[name] for name in _INDEX_FIELD_ORDER})
+        # The names most modules repeat (``tensorflow``, ``os.path.join``, ``__init__``),
+        # each unpickled anew: one string each (a tenth of the indexes' memory).
+        if "imports" in state:
+            state["imports"] = [(sys.intern(local), sys.intern(qualified))
+                                for local, qualified in state["imports"]]
+        if "_bound" in state:
+            state["_bound"] = {sys.intern(name): sys.intern(qualified)
+                               for name, qualified in state["_bound"].items()}
+        self.__dict__.update((name, state[name]) for name in _INDEX_FIELD_ORDER
+                             if name in state)
         self.__dict__.update((holder, state[holder]) for holder in _DEFERRED)
         self.__dict__["_summary"] = state.get("_summary", _NO_SUMMARY)
         self.__dict__["_bound"] = state.get("_bound", _NO_NAMES)
@@ -937,11 +947,25 @@ _NOT_PICKLED = frozenset({*_DEFERRED, *_DEFERRED_IN, "nodes", "_names", "_summar
 _NO_SUMMARY = FunctionSummary(frozenset(), (), MappingProxyType({}), MappingProxyType({}))
 _NO_NAMES: Mapping[str, str] = MappingProxyType({})
 _INDEX_FIELD_ORDER = tuple(f.name for f in fields(ModuleIndex) if f.name not in _NOT_PICKLED)
-#: One empty, immutable collection for each of ``ModuleIndex``'s collections.
-_SHARED_EMPTY_OF_INDEX = {
-    f.name: {list: (), set: frozenset(), dict: MappingProxyType({})}[f.default_factory]
-    for f in fields(ModuleIndex) if f.default_factory in (list, set, dict)
-    and f.name not in _NOT_PICKLED}
+#: What an unpickled ``ModuleIndex`` reads of a field it was not sent: one empty, immutable
+#: collection for each collection, the default of each other field.
+_DEFAULT_OF_INDEX = {
+    f.name: ({list: (), set: frozenset(), dict: MappingProxyType({})}[f.default_factory]
+             if f.default_factory in (list, set, dict) else f.default)
+    for f in fields(ModuleIndex) if f.name not in _NOT_PICKLED
+    and (f.default_factory in (list, set, dict) or f.default in (None, False, True, ()))}
+for _name, _value in _DEFAULT_OF_INDEX.items():
+    setattr(ModuleIndex, _name, _value)  # after ``dataclass``: ``__init__`` is unchanged
+
+
+def _at_default(name: str, value: object) -> bool:
+    """``value`` is what an unpickled index reads of field ``name`` when not sent it."""
+    if name not in _DEFAULT_OF_INDEX:
+        return False
+    default = _DEFAULT_OF_INDEX[name]
+    if default is None or isinstance(default, bool):
+        return value is default
+    return not value  # an empty collection: the class's immutable empty stands for it
 
 
 def _own_attribute(node: ast.expr, cls: ClassInfo) -> Optional[str]:
