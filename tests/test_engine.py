@@ -264,7 +264,8 @@ _NO_WAY_INTO_A_TRACE = (
     "def total(x):\n"
     "    \"\"\"A function that sums, eagerly (no tf.function here).\"\"\"\n"
     "    print(x)  # this function runs in Python\n"
-    "    return tf.reduce_sum(np.asarray(x))\n")
+    "    return tf.reduce_sum(np.asarray(x))\n\n\n"
+    "NOTE = 'the predef call names no Keras method'\n")
 
 #: Each way into a trace, in a file without the others, with a finding in what it traces.
 _WAYS_INTO_A_TRACE = {
@@ -281,6 +282,22 @@ _WAYS_INTO_A_TRACE = {
         "def step(x):\n"
         "    print(x)\n"
         "    return x\n"),
+    "tf.function above a method, in a module whose prose says function": (
+        '"""Each function here is traced."""\n'
+        "import tensorflow as tf\n\n\n"
+        "class Trainer:\n"
+        '    """Runs the step function."""\n\n'
+        "    @tf.function\n"
+        "    def step(self, x):\n"
+        "        print(x)\n"
+        "        return x\n"),
+    "tf.function in a module whose lines end in a carriage return alone": (
+        "import tensorflow as tf\r\r\r"
+        "# a function\r"
+        "@tf.function\r"
+        "def step(x):\r"
+        "    print(x)\r"
+        "    return x\r"),
     "a Dataset method": (
         "import numpy as np\n"
         "import tensorflow as tf\n\n\n"
