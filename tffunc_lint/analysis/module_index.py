@@ -996,7 +996,8 @@ _DEFAULT_OF_INDEX = {
     f.name: ({list: (), set: frozenset(), dict: MappingProxyType({})}[f.default_factory]
              if f.default_factory in (list, set, dict) else f.default)
     for f in fields(ModuleIndex) if f.name not in _NOT_PICKLED
-    and (f.default_factory in (list, set, dict) or f.default in (None, False, True, ()))}
+    and (f.default_factory in (list, set, dict) or f.default is None
+         or f.default.__class__ is bool or f.default.__class__ is tuple and not f.default)}
 for _name, _value in _DEFAULT_OF_INDEX.items():
     setattr(ModuleIndex, _name, _value)  # after ``dataclass``: ``__init__`` is unchanged
 
@@ -1006,7 +1007,7 @@ def _at_default(name: str, value: object) -> bool:
     if name not in _DEFAULT_OF_INDEX:
         return False
     default = _DEFAULT_OF_INDEX[name]
-    if default is None or isinstance(default, bool):
+    if default is None or default.__class__ is bool:
         return value is default
     return not value  # an empty collection: the class's immutable empty stands for it
 
