@@ -459,6 +459,7 @@ class _CallScanner:
         self._defs: Optional[FrozenSet[str]] = None
         self._module_lines: Optional[Dict[str, List[int]]] = None
         self._module_frame = _Frame(None, False)
+        self._name_uses: Optional[_NameUses] = None
 
     # walking ------------------------------------------------------------------------------
     def scan(self, tree: ast.Module) -> CallSites:
@@ -727,7 +728,7 @@ class _CallScanner:
                 if name in _target_names(target):
                     if self._rebound_in_loop(name, loop):
                         return None, None  # ``i = tf.convert_to_tensor(i)``, then ``f(i)``
-                    return self._loop_variable(name, target, iterable)
+                    return self._loop_variable(name, target, iterable, frame)
         bindings = frame.bindings(self.tree).get(name, [])
         if not bindings:
             return None, None
@@ -766,11 +767,14 @@ class _CallScanner:
         before = [binding for binding in bindings if binding.lineno < top.lineno]
         return before[-1:] or bindings
 
-    def _loop_variable(self, name: str, target: ast.AST, iterable: ast.expr
+    def _loop_variable(self, name: str, target: ast.AST, iterable: ast.expr, frame: _Frame
                        ) -> Tuple[Optional[str], object]:
         if isinstance(iterable, ast.Call):
             qualified = self._qualified(iterable.func)
             if qualified == "builtins.range" and isinstance(target, ast.Name):
+                passes = self._range_length(iterable, frame)
+                if passes is not None and passes <= 1:
+                    return None, None  # ``range(EPOCHS)`` with ``EPOCHS = 1``: one value
                 return VARYING, None
             if (qualified == "builtins.enumerate" and isinstance(target, ast.Tuple)
                     and target.elts and isinstance(target.elts[0], ast.Name)
@@ -783,11 +787,113 @@ class _CallScanner:
             if all(value is not None for value in values):
                 if all(isinstance(value, bool) for value in values):
                     return None, None  # for flag in (True, False): a mode flag, two traces
+                if len(set(values)) == 1:
+                    return None, None  # ``for lr in [0.1]``: one value
                 return VARYING, None
             if all(isinstance(e, (ast.List, ast.Tuple)) and e.elts and _is_constant_data(e)
                    for e in iterable.elts):
                 return DATA, "a Python list"
         return None, None
+
+    # constants ----------------------------------------------------------------------------
+    def _range_length(self, call: ast.Call, frame: _Frame) -> Optional[int]:
+        """How many values ``range(...)`` gives, when its arguments are integer constants
+        (see ``_integer``); None otherwise."""
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            return None
+        bounds = [self._integer(argument, frame) for argument in call.args]
+        if any(bound is None for bound in bounds):
+            return None
+        try:
+            return len(range(*bounds))
+        except (ValueError, OverflowError):  # a step of 0; a length past sys.maxsize
+            return None
+
+    def _integer(self, node: ast.expr, frame: _Frame) -> Optional[int]:
+        """The integer ``node`` always is where ``frame`` reads it: a literal, a name its
+        scope binds once, to a literal, a module constant (``_module_integer``), or a
+        parameter of a module-level function that every call passes the same constant
+        (``_parameter_integer``)."""
+        number = _number(node)
+        if number is not None:
+            return number if type(number) is int else None
+        if not isinstance(node, ast.Name):
+            return None
+        bindings = frame.bindings(self.tree).get(node.id)
+        if frame.node is None or not bindings:
+            if sum(isinstance(p, (*_FUNCTIONS, ast.Lambda)) for p in self.parents) > 1:
+                return None  # an enclosing function may bind it
+            return self._module_integer(node.id)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if isinstance(binding, ast.arg):
+            return self._parameter_integer(frame.node, binding)
+        if (isinstance(binding, ast.Assign) and len(binding.targets) == 1
+                and isinstance(binding.targets[0], ast.Name)):
+            number = _number(binding.value)
+            return number if type(number) is int else None
+        return None
+
+    def _module_integer(self, name: str) -> Optional[int]:
+        """The integer a module-level name always holds: bound once, by ``NAME = <int>`` in
+        the module's own code, and never declared ``global`` in a function."""
+        statements = self._module_frame.bindings(self.tree).get(name, ())
+        if len(statements) != 1 or name in self._uses().globals:
+            return None
+        statement = statements[0]
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            return None
+        number = _number(statement.value)
+        return number if type(number) is int else None
+
+    def _parameter_integer(self, function: ast.AST, parameter: ast.arg) -> Optional[int]:
+        """The integer every call of the module-level function ``function`` passes for
+        ``parameter`` (or its default): each a literal, or a module constant where the call
+        is module-level code. None when some call passes anything else, or the function's
+        name is used otherwise than called (passed on, it may be called with anything)."""
+        if not isinstance(function, _FUNCTIONS) or not any(
+                statement is function for statement in self.tree.body):
+            return None
+        if len(self._module_frame.bindings(self.tree).get(function.name, ())) != 1:
+            return None
+        args = function.args
+        positional = [*args.posonlyargs, *args.args]
+        position = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+        if position is None and parameter not in args.kwonlyargs:
+            return None  # ``*args``, ``**kwargs``
+        default = None
+        if position is not None:
+            first_default = len(positional) - len(args.defaults)
+            if position >= first_default:
+                default = args.defaults[position - first_default]
+        else:
+            default = args.kw_defaults[args.kwonlyargs.index(parameter)]
+        uses = self._uses().names.get(function.name, ())
+        values = set()
+        for call, at_module_level in uses:
+            if call is None or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords):
+                return None
+            passed = _keyword(call, parameter.arg)
+            if passed is None and position is not None and position < len(call.args):
+                passed = call.args[position]
+            passed = default if passed is None else passed
+            if passed is None:
+                return None
+            number = _number(passed)
+            if number is None and at_module_level and isinstance(passed, ast.Name):
+                number = self._module_integer(passed.id)
+            if type(number) is not int:
+                return None
+            values.add(number)
+        return values.pop() if len(values) == 1 else None
+
+    def _uses(self) -> "_NameUses":
+        if self._name_uses is None:
+            self._name_uses = _NameUses(self.tree)
+        return self._name_uses
 
     def _is_generator_function(self, name: str, frame: _Frame) -> bool:
         scopes = [self.tree] + [p for p in self.parents if isinstance(p, _FUNCTIONS)]
@@ -827,6 +933,30 @@ class _CallScanner:
                 "the data (and retraces for each new list); use a tf.data.Dataset or a tensor "
                 "instead"))
         return None
+
+
+class _NameUses:
+    """Where a module reads each name: as the function of a call (the call) or otherwise
+    (None), and whether in module-level code (outside functions, lambdas and classes); and
+    the names some function declares ``global``."""
+
+    def __init__(self, tree: ast.Module):
+        self.names: Dict[str, List[Tuple[Optional[ast.Call], bool]]] = {}
+        self.globals: Set[str] = set()
+        called: Set[int] = set()
+        stack: List[Tuple[ast.AST, bool]] = [(tree, True)]
+        while stack:
+            node, module_level = stack.pop()
+            if isinstance(node, ast.Global):
+                self.globals.update(node.names)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                called.add(id(node.func))
+                self.names.setdefault(node.func.id, []).append((node, module_level))
+            elif isinstance(node, ast.Name) and id(node) not in called:
+                self.names.setdefault(node.id, []).append((None, module_level))
+            inner = module_level and not isinstance(
+                node, (*_FUNCTIONS, ast.Lambda, ast.ClassDef))
+            stack.extend((child, inner) for child in child_nodes(node))
 
 
 #: What may skip or repeat the code below it: branches, loops, handlers, short-circuits.

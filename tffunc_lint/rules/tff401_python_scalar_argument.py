@@ -57,6 +57,10 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     traced once by design), nor values whose origin is not visible (parameters, attributes).
     A loop variable that the loop's body binds again before the call (`i =
     tf.convert_to_tensor(i)`, also in a branch that may not run) is not the loop's number.
+    Nor is the variable of a loop that makes one pass: over `range(...)` of integer
+    constants that give one value (`range(EPOCHS)` with `EPOCHS = 1` bound once in the
+    module, or a parameter that every call of a module-level function passes as such a
+    constant, `fit(EPOCHS)`), or over a list of one repeated number.
     Keras `call` methods are traced by Keras, not reported here. Bools are mode flags, two
     traces by design: `training=True` at one call site and `training=False` at another, a
     loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
