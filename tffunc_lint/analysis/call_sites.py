@@ -251,6 +251,12 @@ def _number(node: ast.expr) -> Optional[object]:
     return None
 
 
+def _integer_literal(node: ast.expr) -> Optional[int]:
+    """The value of an integer literal (not a bool), else None."""
+    number = _number(node)
+    return number if type(number) is int else None
+
+
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     for keyword in call.keywords:
         if keyword.arg == name:
@@ -814,11 +820,8 @@ class _CallScanner:
         scope binds once, to a literal, a module constant (``_module_integer``), or a
         parameter of a module-level function that every call passes the same constant
         (``_parameter_integer``)."""
-        number = _number(node)
-        if number is not None:
-            return number if type(number) is int else None
-        if not isinstance(node, ast.Name):
-            return None
+        if not isinstance(node, ast.Name) or node.id in self._uses().globals:
+            return _integer_literal(node)
         bindings = frame.bindings(self.tree).get(node.id)
         if frame.node is None or not bindings:
             if sum(isinstance(p, (*_FUNCTIONS, ast.Lambda)) for p in self.parents) > 1:
@@ -831,8 +834,7 @@ class _CallScanner:
             return self._parameter_integer(frame.node, binding)
         if (isinstance(binding, ast.Assign) and len(binding.targets) == 1
                 and isinstance(binding.targets[0], ast.Name)):
-            number = _number(binding.value)
-            return number if type(number) is int else None
+            return _integer_literal(binding.value)
         return None
 
     def _module_integer(self, name: str) -> Optional[int]:
@@ -845,8 +847,7 @@ class _CallScanner:
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)):
             return None
-        number = _number(statement.value)
-        return number if type(number) is int else None
+        return _integer_literal(statement.value)
 
     def _parameter_integer(self, function: ast.AST, parameter: ast.arg) -> Optional[int]:
         """The integer every call of the module-level function ``function`` passes for
@@ -882,10 +883,10 @@ class _CallScanner:
             passed = default if passed is None else passed
             if passed is None:
                 return None
-            number = _number(passed)
+            number = _integer_literal(passed)
             if number is None and at_module_level and isinstance(passed, ast.Name):
                 number = self._module_integer(passed.id)
-            if type(number) is not int:
+            if number is None:
                 return None
             values.add(number)
         return values.pop() if len(values) == 1 else None
