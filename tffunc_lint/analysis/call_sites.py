@@ -820,8 +820,10 @@ class _CallScanner:
         scope binds once, to a literal, a module constant (``_module_integer``), or a
         parameter of a module-level function that every call passes the same constant
         (``_parameter_integer``)."""
-        if not isinstance(node, ast.Name) or node.id in self._uses().globals:
+        if not isinstance(node, ast.Name):
             return _integer_literal(node)
+        if node.id in self._uses().globals:
+            return None  # a function may rebind it, wherever this scope binds it
         bindings = frame.bindings(self.tree).get(node.id)
         if frame.node is None or not bindings:
             if sum(isinstance(p, (*_FUNCTIONS, ast.Lambda)) for p in self.parents) > 1:
