@@ -709,6 +709,13 @@ _TEXTBOOK_SCRIPT = (
     "print('result: {}'.format(result.numpy()))\n")
 
 
+_DATASET_MAP = ("@tf.py_function(Tout=tf.float32)\ndef resampled(x):\n    return x.numpy()\n\n\n"
+                "def scaled(x):\n    return resampled(x) / 2.0\n\n\n"
+                "def convert(x):\n    return scaled(x)\n\n\n"
+                "dataset = tf.data.Dataset.range(4).map(convert)\n"
+                "dataset.save('resampled')\n")
+
+
 _OWN_MODEL = ("class Logistic(tf.keras.Model):\n    def __init__(self):\n"
               "        super().__init__()\n        self.dense = tf.keras.layers.Dense(1)\n\n"
               "    def call(self, x):\n        return self.dense(x)\n\n\n"
@@ -736,6 +743,14 @@ _OWN_MODEL = ("class Logistic(tf.keras.Model):\n    def __init__(self):\n"
     # ... fitted by Keras, which the switch makes run eagerly
     (_OWN_MODEL + "model.compile('sgd', 'mse')\nmodel.fit(tf.ones((2, 2)), tf.ones((2, 1)))\n"
      "model.save('saved/1')\n", {},
+     [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
+    # a dataset pipeline (a resampling script): tf.data traces its functions whatever the
+    # switch says, also a helper they call and a model they run
+    (_DATASET_MAP, {}, [("simple_graph.py", 3, "TFF405")]),
+    (_OWN_MODEL + _DATASET_MAP.replace("return scaled(x)", "return model(scaled(x))"), {},
+     [("simple_graph.py", 3, "TFF405")]),
+    # ... beside a tf.function of its own, which the switch makes eager Python
+    (_DATASET_MAP + "@tf.function\ndef step(x):\n    return x * 2\nprint(step(a))\n", {},
      [("simple_graph.py", 3, "TFF405"), ("simple_graph.py", 3, "TFF406")]),
 ])
 def test_an_eager_switch_in_a_script_of_eager_operations_changes_nothing(

@@ -8,6 +8,12 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 
+def made_by_tf_data(how: str) -> bool:
+    """A cause of tracing, as ``TraceReason.how`` or ``Entry.how`` spell it, is a dataset
+    transformation (``Dataset.map(...)``, or a helper that hands its function to one)."""
+    return how.startswith("Dataset.") or ", which hands it to Dataset." in how
+
+
 @dataclass(frozen=True)
 class TraceReason:
     """Why a function body runs while TensorFlow traces a graph.
@@ -39,7 +45,7 @@ class TraceReason:
     def by_tf_data(self) -> bool:
         """The cause is a dataset transformation (``Dataset.map(fn)``, directly or through a
         helper that hands ``fn`` to it): tf.data traces the function once per pipeline."""
-        return self.how.startswith("Dataset.") or ", which hands it to Dataset." in self.how
+        return made_by_tf_data(self.how)
 
     def by_keras(self) -> bool:
         """The cause is Keras running a method of a layer or model (``call``, ``train_step``

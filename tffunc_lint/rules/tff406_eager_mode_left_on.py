@@ -9,8 +9,10 @@ from ..analysis.lazy_libcst import cst
 
 from ..analysis.ast_walk import walk_nodes
 from ..analysis.cst_walk import descendants
-from ..analysis.module_index import EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES
+from ..analysis.module_index import (EAGER_SWITCH, EAGER_SWITCH_ON, EAGER_SWITCHES,
+                                     PY_FUNCTIONS)
 from ..analysis.test_code import in_test_code, is_test_path
+from ..finding import made_by_tf_data
 from ..rule import Rule, Scope
 
 
@@ -99,7 +101,10 @@ class EagerModeLeftOn(Rule):
     that lets Keras run no model is not reported: the switch changes nothing there, unless
     a library it calls traces code. Nor is such a script of its own code only that exports
     its Keras model (`model.save(path)`) but never fits, evaluates or predicts with it:
-    the export traces `call` whatever the switch says.
+    the export traces `call` whatever the switch says. Nor is such a script of its own code
+    only whose traced code is all run by tf.data (`Dataset.map(fn)`, the helpers `fn` calls,
+    the models it runs): the switch does not reach functions passed to tf.data
+    transformations, which always run as graphs.
 
     ## References
     - [`tf.config.run_functions_eagerly`](https://www.tensorflow.org/api_docs/python/tf/config/run_functions_eagerly)
@@ -135,13 +140,20 @@ class EagerModeLeftOn(Rule):
         convolution exercise, a textbook script of eager operations). Nor in such a script
         (its own code all that runs) without a ``tf.function`` of its own that only exports
         its Keras models, never fits, evaluates or predicts with them: an export traces
-        ``call`` whatever the switch says."""
+        ``call`` whatever the switch says. Nor in such a script whose traced code is all
+        tf.data's (``Dataset.map(fn)`` and what ``fn`` calls): the switch has no effect on
+        functions passed to tf.data transformations, which always run as graphs."""
         graph = self.context.graph
-        if not (graph.whole_program or graph.self_contained) or graph.traced:
+        if not (graph.whole_program or graph.self_contained) or any(
+                not reason.chain()[-1].by_tf_data() for reason in graph.traced.values()):
             return False
         index = graph.index
-        return not graph.runs_keras or graph.self_contained and not (
-            index.keras_runs or index.entries or index.decorated)
+        if graph.self_contained and not index.keras_runs and all(
+                made_by_tf_data(entry.how) for entry in index.entries) and all(
+                entry.target[0] == "external" and entry.target[1] in PY_FUNCTIONS
+                for entry in index.decorated):
+            return True  # nothing but tf.data traces, and the switch leaves tf.data alone
+        return not graph.runs_keras and not graph.traced
 
     def _needed(self) -> bool:
         """Code of the module that the switch makes eager needs it: a traced function (or a
