@@ -674,12 +674,29 @@ class _CallScanner:
                 return None, None  # iterators (one per dataset): sources, not the data
             if isinstance(node.elt, ast.Call) and not _uses_targets(node):
                 return None, None  # ``[model_fn() for _ in range(n)]``: n objects, no data
+            if not all(self._data_source(g.iter, frame, depth) for g in node.generators):
+                return None, None  # ``[images[k] for k in keys[:batch]]``: picked objects
             return DATA, "a Python list"
         if isinstance(node, ast.GeneratorExp):
             return ITERATOR, "a generator expression"
         if isinstance(node, ast.Call):
             return self._call(node, frame, depth)
         return None, None
+
+    def _data_source(self, node: ast.expr, frame: _Frame, depth: int) -> bool:
+        """A comprehension over ``node`` builds Python data: ``node`` is ``range(...)``,
+        Python data itself (a literal list, a list of numbers), or ``enumerate``/``zip``/
+        ``reversed``/``sorted`` of such. Over anything else (a slice of keys, a parameter,
+        the models of a list) the comprehension picks objects the program holds, as many
+        as its design has (a batch, a replica, a model each), not data that grows."""
+        if isinstance(node, ast.Call):
+            qualified = self._qualified(node.func)
+            if qualified == "builtins.range":
+                return True
+            if qualified in _ITERATOR_FUNCTIONS | _SEQUENCE_FUNCTIONS and node.args and (
+                    qualified not in ("builtins.map", "builtins.filter")):
+                return all(self._data_source(a, frame, depth) for a in node.args)
+        return self._classify(node, frame, depth + 1)[0] == DATA
 
     def _expression(self, node: ast.expr, frame: _Frame, depth: int
                     ) -> Tuple[Optional[str], object]:

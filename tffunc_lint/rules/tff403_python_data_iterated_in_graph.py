@@ -51,7 +51,12 @@ class PythonDataIteratedInGraph(CallSiteReporter, Rule):
     or of unknown values are not reported (a fixed structure, such as the outputs of a
     model, is fine to unroll), nor is a list of iterators (`[iter(ds) for ds in datasets]`:
     one per data source, each advanced on every call), nor a list of objects a factory
-    makes without the loop variable (`[model_fn() for _ in range(num_clusters)]`). NumPy arrays are not reported: `tf.function` converts them to
+    makes without the loop variable (`[model_fn() for _ in range(num_clusters)]`). A list
+    comprehension counts as data only when it iterates data: `range(...)`, Python data
+    (`[v + 1 for v in numbers]` with `numbers = [1, 2, 3]`), or `enumerate`/`zip`/`sorted`
+    of such; one over a parameter or a slice of keys picks objects the program holds, as
+    many as its design has (`[images[k] for k in keys[:batch_size]]`, a batch of the same
+    size each step, as in TensorFlow's few-shot detection tutorial). NumPy arrays are not reported: `tf.function` converts them to
     tensors, and a loop over a tensor argument becomes a graph loop. A function with an
     `input_signature` converts lists to tensors and is not reported either.
 
