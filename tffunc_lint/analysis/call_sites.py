@@ -49,6 +49,8 @@ _ITERATOR_FUNCTIONS = frozenset({"builtins.map", "builtins.filter", "builtins.zi
                                  "builtins.enumerate", "builtins.reversed"})
 _SEQUENCE_FUNCTIONS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted"})
 _ITERATING_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple"})
+#: Of those, as called on data: what they give is data too.
+_DATA_WRAPPERS = frozenset(f"builtins.{name}" for name in _ITERATING_WRAPPERS)
 _MAX_DEPTH = 4
 
 Slot = Tuple[str, object]
@@ -693,8 +695,7 @@ class _CallScanner:
             qualified = self._qualified(node.func)
             if qualified == "builtins.range":
                 return True
-            if qualified in _ITERATOR_FUNCTIONS | _SEQUENCE_FUNCTIONS and node.args and (
-                    qualified not in ("builtins.map", "builtins.filter")):
+            if qualified in _DATA_WRAPPERS and node.args:
                 return all(self._data_source(a, frame, depth) for a in node.args)
         return self._classify(node, frame, depth + 1)[0] == DATA
 

@@ -56,9 +56,10 @@ class PythonDataIteratedInGraph(CallSiteReporter, Rule):
     (`[v + 1 for v in numbers]` with `numbers = [1, 2, 3]`), or `enumerate`/`zip`/`sorted`
     of such; one over a parameter or a slice of keys picks objects the program holds, as
     many as its design has (`[images[k] for k in keys[:batch_size]]`, a batch of the same
-    size each step, as in TensorFlow's few-shot detection tutorial). NumPy arrays are not reported: `tf.function` converts them to
-    tensors, and a loop over a tensor argument becomes a graph loop. A function with an
-    `input_signature` converts lists to tensors and is not reported either.
+    size each step, as in TensorFlow's few-shot detection tutorial). NumPy arrays are not
+    reported: `tf.function` converts them to tensors, and a loop over a tensor argument
+    becomes a graph loop. A function with an `input_signature` converts lists to tensors
+    and is not reported either.
 
     ## References
     - [Better performance with tf.function: Looping over Python data](https://www.tensorflow.org/guide/function#looping_over_python_data)
