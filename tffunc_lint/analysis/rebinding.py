@@ -1172,6 +1172,8 @@ class _Where:
     """In the method's own body, not in a function nested in it."""
     unset: FrozenSet[str] = frozenset()
     """Attributes of ``self`` that enclosing ``if`` tests say are still unset."""
+    function: Optional[ast.AST] = None
+    """The innermost function the walker is in, for the values of its local names."""
 
     @property
     def setup(self) -> bool:
@@ -1239,11 +1241,12 @@ class _AttributeWalker:
                     static = any(ast_dotted_name(d) == "staticmethod"
                                  for d in node.decorator_list)
                     inner = _Where(where.cls, None if static or not params else params[0],
-                                   node.name, where.init_scope, True)
+                                   node.name, where.init_scope, True, function=node)
                 else:
                     inner = _Where(where.cls,
                                    None if where.self_name in params else where.self_name,
-                                   where.method or node.name, where.init_scope, False)
+                                   where.method or node.name, where.init_scope, False,
+                                   function=node)
                 self.walk(node.body, inner, calls)
                 continue
             if isinstance(node, (ast.With, ast.AsyncWith)):
@@ -1289,8 +1292,9 @@ class _AttributeWalker:
         for target, value in pairs:
             if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
                 continue
-            kind = self._kind(value)
             name = target.value.id
+            kind = self._kind(value, None if isinstance(node, ast.AugAssign) else target,
+                              where.function)
             if cls is not None and name == where.self_name and where.direct:
                 self.result.writers.setdefault(cls, {}).setdefault(
                     where.method, set()).add(target.attr)
@@ -1410,22 +1414,31 @@ class _AttributeWalker:
         at = bisect.bisect_left(self.lines, first)
         return at < len(self.lines) and self.lines[at] <= max(first, last)
 
-    def _kind(self, value: ast.expr) -> str:
+    def _kind(self, value: ast.expr, target: Optional[ast.Attribute] = None,
+              function: Optional[ast.AST] = None) -> str:
+        """What ``value`` stores: a TensorFlow object, a Python value, or other. A value
+        computed by calls or from local names (``min(self.size + n, limit)``) counts as
+        Python only when it updates ``target`` from its own old value: state that evolves
+        call after call, not a value set once from a configuration."""
         if isinstance(value, ast.Call):
             func = value.func
             qualified = self.resolve(ast_dotted_name(func) or "") or ""
             if qualified.startswith(_TF_PREFIXES) or (
                     isinstance(func, ast.Attribute) and func.attr in _STATE_FACTORIES):
                 return _TF
-            return _OTHER
-        return _PYTHON if _python_value(value) else _OTHER
+        if _python_value(value):
+            return _PYTHON
+        if target is not None and _reads(value, target) and _python_value(
+                value, _Locals(function, self.resolve)):
+            return _PYTHON
+        return _OTHER
 
 
 def _replace(where: "_Where", init_scope: Optional[bool] = None,
              unset: Optional[FrozenSet[str]] = None) -> "_Where":
     return _Where(where.cls, where.self_name, where.method,
                   where.init_scope if init_scope is None else init_scope, where.direct,
-                  where.unset if unset is None else unset)
+                  where.unset if unset is None else unset, where.function)
 
 
 def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.expr]]:
@@ -1438,22 +1451,95 @@ def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.ex
     yield target, value
 
 
-def _python_value(node: ast.expr) -> bool:
+_PYTHON_RESULTS = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.bool"})
+"""Builtins whose result is a Python scalar whatever they are given."""
+_PYTHON_CHOICES = frozenset({"builtins.min", "builtins.max"})
+"""Builtins that return one of their arguments: Python when those are."""
+
+
+class _Locals:
+    """The values of a function's local names that its body binds once, by a plain
+    ``name = value`` in its own statements (parameters and names bound otherwise have no
+    value), and how the module resolves names."""
+
+    def __init__(self, function: Optional[ast.AST], resolve):
+        self.function = function
+        self.resolve = resolve
+        self.seen: Set[str] = set()
+
+    def value(self, name: str) -> Optional[ast.expr]:
+        if self.function is None or name in self.seen:
+            return None
+        values = self.function.__dict__.get("_single_values")
+        if values is None:
+            values = self.function._single_values = _single_values(self.function)
+        return values.get(name)
+
+
+def _single_values(function: ast.AST) -> Dict[str, ast.expr]:
+    counts: Dict[str, int] = {}
+    values: Dict[str, ast.expr] = {}
+    body = function.body if isinstance(function.body, list) else [function.body]
+    for node in (node for statement in body for node in walk_nodes(statement)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    params = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    return {name: value for name, value in values.items()
+            if counts.get(name) == 1 and name not in params}
+
+
+def _python_value(node: ast.expr, names: Optional[_Locals] = None) -> bool:
     """A plain Python scalar: a literal (not ``None``), an f-string, ``not x``, or arithmetic
-    on literals and attributes (``self.bias + 5.0``)."""
+    on literals and attributes (``self.bias + 5.0``); with ``names``, also ``len``, ``int``,
+    ``float`` or ``bool`` of anything, ``min``/``max`` of such values, and local names bound
+    once to one (``n = len(batch)``)."""
     if isinstance(node, ast.Constant):
         return node.value is not None and isinstance(node.value, _PYTHON_SCALARS)
     if isinstance(node, ast.JoinedStr):
         return True
     if isinstance(node, ast.UnaryOp):
-        return isinstance(node.op, ast.Not) or _python_value(node.operand)
+        return isinstance(node.op, ast.Not) or _python_value(node.operand, names)
     if isinstance(node, ast.BinOp):
-        leaves = list(_leaves(node))
-        return (all(isinstance(leaf, (ast.Constant, ast.Attribute)) for leaf in leaves)
-                and any(_python_value(leaf) for leaf in leaves)
-                and all(isinstance(leaf.value, ast.Name) for leaf in leaves
-                        if isinstance(leaf, ast.Attribute)))
+        return _python_leaves(list(_leaves(node)), names)
+    if names is None:
+        return False
+    if isinstance(node, ast.Call) and not node.keywords and not any(
+            isinstance(arg, ast.Starred) for arg in node.args):
+        qualified = names.resolve(ast_dotted_name(node.func) or "")
+        if qualified in _PYTHON_RESULTS:
+            return True
+        return qualified in _PYTHON_CHOICES and len(node.args) > 1 and _python_leaves(
+            node.args, names)
+    if isinstance(node, ast.Name):
+        value = names.value(node.id)
+        if value is None:
+            return False
+        names.seen.add(node.id)
+        try:
+            return _python_value(value, names)
+        finally:
+            names.seen.discard(node.id)
     return False
+
+
+def _reads(value: ast.expr, target: ast.Attribute) -> bool:
+    """``value`` reads the attribute ``target`` assigns (``obj.size`` in ``obj.size = ...``)."""
+    obj = target.value.id
+    return any(isinstance(node, ast.Attribute) and node.attr == target.attr
+               and isinstance(node.value, ast.Name) and node.value.id == obj
+               for node in walk_nodes(value))
+
+
+def _python_leaves(leaves: List[ast.expr], names: Optional[_Locals]) -> bool:
+    """Operands that are Python values or attributes of a name, at least one a Python
+    value."""
+    python = [leaf for leaf in leaves if _python_value(leaf, names)]
+    return bool(python) and all(
+        isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name)
+        for leaf in leaves if leaf not in python)
 
 
 def _leaves(node: ast.expr) -> Iterator[ast.expr]:

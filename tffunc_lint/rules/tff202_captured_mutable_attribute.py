@@ -32,7 +32,10 @@ class CapturedMutableAttribute(Rule):
     Flags the first read, in each traced function, of an attribute of `self` (or of a
     parameter, or of a module-level instance) that code of the module reassigns with a
     plain Python value outside the object's set-up: `self.bias += 5.0` in a method,
-    `self.mode = "eval"`, `model.scale = 2` on an instance.
+    `self.mode = "eval"`, `model.scale = 2` on an instance. A value computed by calls counts
+    when it updates the attribute from its own old value, as state does that changes call
+    after call (`self.size = min(self.size + len(batch), limit)`); one computed from a
+    configuration (`self.size = len(vocabulary)`) does not.
 
     ## Why is this bad?
     A `tf.function` reads Python attributes only while it traces, and bakes their values
