@@ -510,9 +510,9 @@ class StateUse:
         """Another traced function that reads the state runs within a trace too: what it
         sees is the trace's own value (or a tensor of another graph, which fails loudly).
         So does a Keras loss or metric (``def loss(self, y_true, y_pred)``, given to
-        ``compile``): Keras runs it in the train or test step, right after the model's
-        ``call`` in the same graph. And so does a method that only such functions call
-        (``_called_only_in_traces``)."""
+        ``compile``), or a model's ``compute_loss(x, y, y_pred)``: Keras runs it in the
+        train or test step, right after the model's ``call`` in the same graph. And so
+        does a method that only such functions call (``_called_only_in_traces``)."""
         known = self._traced_keys.get(key)
         if known is None:
             self._traced_keys[key] = False  # a cycle of calls proves nothing
@@ -811,13 +811,20 @@ def _modes_at(function: ast.AST, statement: ast.stmt) -> Dict[str, object]:
     return found
 
 
+#: The hooks a Keras model's train and test steps call right after the model's ``call``,
+#: in the same graph: ``loss = self.compute_loss(x, y, y_pred, sample_weight)``.
+_KERAS_STEP_HOOKS = frozenset({"compute_loss", "compute_metrics"})
+
+
 def _loss_signature(node: ast.AST) -> bool:
     """``def loss(self, y_true, y_pred, ...)`` or ``def vae_kl_loss(y_true, y_pred)``: the
-    signature of a Keras loss or metric."""
+    signature of a Keras loss or metric; or a model's ``compute_loss``/``compute_metrics``
+    hook, which takes ``y_pred``."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    return ["y_true", "y_pred"] in (names[:2], names[1:3])
+    return ["y_true", "y_pred"] in (names[:2], names[1:3]) or (
+        node.name in _KERAS_STEP_HOOKS and "y_pred" in names)
 
 
 def _literal(node: ast.AST) -> bool:
