@@ -375,8 +375,9 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         ("code", "%%timeit -n 1\nos.getcwd()"),
         # Colab runs a cell magic after comment lines (tensorflow/workshops' %%html cells)
         ("code", "# A marquee.\n\n%%html\n<marquee>Hello</marquee>\n"),
-        # automagic: line magics and shell aliases without % (basenji's `ls ./data`)
-        ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\n"),
+        # automagic: line magics and shell aliases without % (basenji's `ls ./data`; a
+        # TensorRT notebook's `ll tf1_pb`, an alias IPython defines on POSIX systems)
+        ("code", "pip install tensorflow\nls ./data/coolers/\nls = 1\nll tf1_pb/\nll = 2\n"),
         # the magic an extension adds, once loaded (a course's `%load_ext tensorboard`,
         # then `tensorboard --logdir=logs`)
         ("code", "%load_ext tensorboard\ntensorboard --logdir=logs\ntensorboard = None\n"),
@@ -410,7 +411,7 @@ def test_magics_are_masked_in_place_and_strings_are_left_alone():
         "\n\n",
         "# %%timeit -n 1\nos.getcwd()\n",
         "\n\n\n\n",
-        "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n",
+        "# pip install tensorflow\n# ls ./data/coolers/\nls = 1\n# ll tf1_pb/\nll = 2\n",
         "# %load_ext tensorboard\n# tensorboard --logdir=logs\ntensorboard = None\n",
         "import os\n\nfor i in range(2):\n    os.getcwd()\n",
         "def conv(fld):\n    return float(fld)\n",

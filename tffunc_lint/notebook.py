@@ -57,12 +57,14 @@ _CELL_MAGIC = lazy_compile(r"%%(?P<name>\w+)")
 _LOAD_EXT = lazy_compile(r"^[ \t]*%?load_ext[ \t]+(?:[\w.]+\.)?(\w+)", re.MULTILINE)
 _FIRST_WORD = lazy_compile(r"\w+")
 #: Line magics IPython runs without ``%`` (automagic, on by default) and the shell commands
-#: it aliases, when what follows is not Python (``pip install x``, ``ls ./data``) and does
-#: not begin an assignment or a call (``history = model.fit(``, a line that continues).
+#: it aliases (on POSIX systems also ``ll``, ``lf``, ``lk``, ``ldir``, ``lx``: variants of
+#: ``ls``), when what follows is not Python (``pip install x``, ``ls ./data``) and does not
+#: begin an assignment or a call (``history = model.fit(``, a line that continues).
 _AUTOMAGIC_REST = r"(?:\s|$)(?!\s*(?:=(?!=)|[-+*/%&|^@<>]=|[(\[,:]))"
 _AFTER_AUTOMAGIC = lazy_compile(_AUTOMAGIC_REST)
 _AUTOMAGIC = lazy_compile(
-    r"(?:pip|conda|ls|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|load_ext|reload_ext|"
+    r"(?:pip|conda|ls|ll|lf|lk|ldir|lx|cd|pwd|cat|cp|mv|rm|rmdir|mkdir|env|history|"
+    r"load_ext|reload_ext|"
     r"matplotlib|time|timeit|who|whos|run|reset|alias|pushd|popd|bookmark|sx|system|"
     r"xmode|autoreload|aimport|config|pdb|prun|store|lsmagic|magic|precision|mamba|"
     r"uv|less|more|man|clear|rehashx|tb|dhist)" + _AUTOMAGIC_REST)
