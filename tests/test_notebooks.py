@@ -243,6 +243,31 @@ def test_keras_layers_of_a_module_are_traced_whoever_trains_them(tmp_path, capsy
     assert positions(capsys, str(path)) == []
 
 
+SOLVER = ("code", "@tf.function\ndef runge_kutta(x, dt):\n    return x + dt * x\n\n\n"
+                  "@tf.function\ndef solver(x):\n    for _ in range(4):\n"
+                  "        x = runge_kutta(x, 0.1)\n    return x\n\n\n"
+                  "solver(tf.ones(2))\n")
+
+
+def test_a_notebook_function_called_only_from_traced_code_is_redundantly_decorated(
+        tmp_path, capsys):
+    # A physics book's notebook: the public `runge_kutta` has no callers outside the
+    # notebook, and its only caller is traced, so its own tf.function adds nothing.
+    path = tmp_path / "solver.ipynb"
+    path.write_text(notebook(("code", "import tensorflow as tf\n"), SOLVER), encoding="utf-8")
+    assert positions(capsys, str(path)) == [(2, 1, 1, "TFF407")]
+    # The same code as a script, which other code may import: a public function's callers
+    # may be elsewhere (tensorflow/examples' pix2pix module, a script and a library).
+    script = tmp_path / "solver.py"
+    script.write_text("import tensorflow as tf\n" + SOLVER[1]
+                      + "if __name__ == '__main__':\n    pass\n", encoding="utf-8")
+    assert positions(capsys, str(script)) == []
+    # A later cell that calls it eagerly keeps the decorator useful.
+    path.write_text(notebook(("code", "import tensorflow as tf\n"), SOLVER,
+                             ("code", "runge_kutta(tf.ones(2), 0.5)\n")), encoding="utf-8")
+    assert positions(capsys, str(path)) == []
+
+
 SCRIPT = ("import tensorflow as tf\n" + ATTENTION[1] + OWN_TRAINER[1]
           + "layer = Attention()\ntrainer = Trainer()\ntrainer.fit(layer, [tf.ones(2)])\n"
           + "checkpoint = tf.train.Checkpoint(layer=layer)\ncheckpoint.save('ckpt')\n"

@@ -118,7 +118,10 @@ class _Finder:
             return
         private = node.name.startswith("_") and not node.name.endswith("__")
         nested = isinstance(scope, _FUNCTIONS)
-        if ((private or nested) and node.name not in self.exported
+        # a notebook's functions have no callers outside it: public or not, its own calls
+        # are all there are (a script may be imported as a library too)
+        local = private or nested or not in_class and self.index.path.endswith(".ipynb")
+        if (local and node.name not in self.exported
                 and node.name not in self.context.graph.imported_names):
             self.candidates.append((slot, node, scope, info.qualname))
 
@@ -311,8 +314,8 @@ class RedundantTfFunction(Rule):
       subclass, in a module that asks Keras to run eagerly (`compile(...,
       run_eagerly=True)`, `model.run_eagerly = True`): Keras traces these itself, and the
       decorator keeps them a graph when you debug;
-    - a private (`_name`) or nested function, not listed in `__all__`, whose every call in
-      the module is made from traced code. A caller that the module also runs as Python
+    - a private (`_name`) or nested function, not listed in `__all__`, or any function of a
+      notebook, whose every call in the module is made from traced code. A caller that the module also runs as Python
       does not count as traced (a search method that a `tf.function` training step calls,
       and an eager `test()` too): the decorator compiles the calls made then.
 
@@ -370,8 +373,9 @@ class RedundantTfFunction(Rule):
     ## Known problems
     Only decorators without arguments are reported (removing them is the safe fix):
     `input_signature=`, `jit_compile=`, `reduce_retracing=` and other arguments change what
-    the function does. A public function is never reported, since callers outside the linted
-    code may call it eagerly; a private function is taken as module-local unless another
+    the function does. A public function is never reported outside notebooks, since callers
+    outside the linted code may call it eagerly (a script may be imported as a library
+    too; nothing imports a notebook's functions); a private function is taken as module-local unless another
     linted module (a test included) imports it by name or calls it through the module
     (`postprocess._merge(x)`), whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
