@@ -157,7 +157,10 @@ class PythonRandomnessOrClock(Rule):
     `np.random.default_rng()` created at module level): the value is frozen just the same,
     but the receiver cannot be told from any other object statically. Draws from a generator
     made inside the traced function are flagged only when it has no fixed seed, since a
-    seeded one returns the same values on every call anyway. Code inside
+    seeded one returns the same values on every call anyway; for the same reason, neither
+    are draws from the global state that the function seeds just before, in a block around
+    the draw, with a number the same on every call (`np.random.seed(i + 1)` in
+    `for i in range(self.num_shuffles):`). Code inside
     `if tf.executing_eagerly():` never runs while tracing and is not flagged.
 
     A UUID spelled into a name is not flagged: `"gru_" + str(uuid.uuid4())`,
@@ -211,7 +214,8 @@ class PythonRandomnessOrClock(Rule):
         if kind == "random" and _seed_or_constant(node, self.context.ancestors,
                                                   self.context.qualified_name):
             return
-        if self._never_read():
+        if self._never_read() or kind == "random" and _seeded_just_before(
+                qualified, self.context.ancestors, self.context.qualified_name):
             return
         spelled = (f"{dotted_name(node.func)}()" if qualified else
                    f"{cst.Module(body=[]).code_for_node(node.func)}() on an unseeded generator")
@@ -280,6 +284,61 @@ class PythonRandomnessOrClock(Rule):
 
 
 _SEED = lazy_compile(r"seed", re.IGNORECASE)
+#: The seeding function of each module whose global state draws use.
+_SEEDING = (("numpy.random.", "numpy.random.seed"), ("random.", "random.seed"))
+
+
+def _seeded_just_before(qualified: Optional[str], ancestors, resolve) -> bool:
+    """Earlier in the same function, in a block around the draw, a statement seeds the
+    module's global state with a value that is the same on every call (``np.random.seed(i
+    + 1)`` in ``for i in range(self.m):``, then ``np.random.shuffle(indices)``): the draw
+    gives the same value on every call anyway, so freezing it changes nothing."""
+    seeding = next((seed for prefix, seed in _SEEDING if (qualified or "").startswith(prefix)),
+                   None)
+    if seeding is None:
+        return False
+    loops = set()  # names of loops over a fixed range around the draw
+    chain = []
+    for index in range(len(ancestors) - 1, 0, -1):
+        parent, child = ancestors[index - 1], ancestors[index]
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if (isinstance(parent, cst.For) and child is parent.body
+                and isinstance(parent.target, cst.Name) and _fixed_range(parent.iter, resolve)):
+            loops.add(parent.target.value)
+        if isinstance(parent, cst.IndentedBlock):
+            chain.append((parent, child))
+    for block, child in chain:
+        for statement in block.body:
+            if statement is child:
+                break
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (isinstance(call, cst.Call) and resolve(call.func) == seeding
+                        and len(call.args) == 1 and _fixed(call.args[0].value, loops)):
+                    return True
+    return False
+
+
+def _fixed_range(node: cst.BaseExpression, resolve) -> bool:
+    """``range(...)`` of numbers and attributes (``range(self.num_shuffle)``)."""
+    return (isinstance(node, cst.Call) and resolve(node.func) == "builtins.range"
+            and all(isinstance(arg.value, (cst.Integer, cst.Attribute)) for arg in node.args))
+
+
+def _fixed(node: cst.BaseExpression, loops) -> bool:
+    """Numbers, and names of loops over a fixed range, in arithmetic."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in loops
+    if isinstance(node, cst.BinaryOperation):
+        return _fixed(node.left, loops) and _fixed(node.right, loops)
+    if isinstance(node, cst.UnaryOperation):
+        return _fixed(node.expression, loops)
+    return False
 
 
 def _seed_or_constant(node: cst.Call, ancestors, resolve) -> bool:
