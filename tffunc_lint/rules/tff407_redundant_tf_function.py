@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..analysis.lazy_libcst import cst
+from ..files import is_notebook
 
 from ..analysis.module_index import (KERAS_GRAPH_METHODS, RUN_EAGERLY, TF_FUNCTION, def_key,
                                      lambda_key)
@@ -120,7 +121,7 @@ class _Finder:
         nested = isinstance(scope, _FUNCTIONS)
         # a notebook's functions have no callers outside it: public or not, its own calls
         # are all there are (a script may be imported as a library too)
-        local = private or nested or not in_class and self.index.path.endswith(".ipynb")
+        local = private or nested or not in_class and is_notebook(self.index.path)
         if (local and node.name not in self.exported
                 and node.name not in self.context.graph.imported_names):
             self.candidates.append((slot, node, scope, info.qualname))
@@ -315,9 +316,10 @@ class RedundantTfFunction(Rule):
       run_eagerly=True)`, `model.run_eagerly = True`): Keras traces these itself, and the
       decorator keeps them a graph when you debug;
     - a private (`_name`) or nested function, not listed in `__all__`, or any function of a
-      notebook, whose every call in the module is made from traced code. A caller that the module also runs as Python
-      does not count as traced (a search method that a `tf.function` training step calls,
-      and an eager `test()` too): the decorator compiles the calls made then.
+      notebook, whose every call in the module is made from traced code. A caller that the
+      module also runs as Python does not count as traced (a search method that a
+      `tf.function` training step calls, and an eager `test()` too): the decorator compiles
+      the calls made then.
 
     ## Why is this bad?
     Keras already runs `call` and the `*_step` methods in a graph, as `compile` asks
@@ -375,9 +377,9 @@ class RedundantTfFunction(Rule):
     `input_signature=`, `jit_compile=`, `reduce_retracing=` and other arguments change what
     the function does. A public function is never reported outside notebooks, since callers
     outside the linted code may call it eagerly (a script may be imported as a library
-    too; nothing imports a notebook's functions); a private function is taken as module-local unless another
-    linted module (a test included) imports it by name or calls it through the module
-    (`postprocess._merge(x)`), whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
+    too; nothing imports a notebook's functions); a private function is taken as
+    module-local unless another linted module (a test included) imports it by name or calls
+    it through the module (`postprocess._merge(x)`), whose calls may run eagerly. Functions also called from untraced code, referenced other than by a
     call, or called only from `tf.cond`/`tf.while_loop`/`tf.map_fn` callables or from a
     Keras `call` (which run eagerly when their caller does, or when the layer is called on
     eager tensors), functions called under `with tf.device(...):` (the call runs whole on
