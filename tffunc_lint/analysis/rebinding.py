@@ -1457,6 +1457,9 @@ _PYTHON_CHOICES = frozenset({"builtins.min", "builtins.max"})
 """Builtins that return one of their arguments: Python when those are."""
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 class _Locals:
     """The values of a function's local names that its body binds once, by a plain
     ``name = value`` in its own statements (parameters and names bound otherwise have no
@@ -1479,8 +1482,12 @@ class _Locals:
 def _single_values(function: ast.AST) -> Dict[str, ast.expr]:
     counts: Dict[str, int] = {}
     values: Dict[str, ast.expr] = {}
-    body = function.body if isinstance(function.body, list) else [function.body]
-    for node in (node for statement in body for node in walk_nodes(statement)):
+    stack = list(function.body) if isinstance(function.body, list) else [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue  # a nested def, lambda or class binds in its own scope
+        stack.extend(child_nodes(node))
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             counts[node.id] = counts.get(node.id, 0) + 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
