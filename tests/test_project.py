@@ -1409,3 +1409,36 @@ def test_a_packaged_folder_whose_modules_import_by_stem_is_an_application(
     (trainer / "task.py").write_text(_TASK.format(package=package))
     _, findings = lint_project_json(capsys, tmp_path)
     assert [f["line"] for f in findings if f["code"] == "TFF204"] == lines
+
+
+_LOSSES = ("import tensorflow as tf\n\n\n@tf.function\ndef loss(x):\n"
+           "    print(x)  # noqa: TFF101\n    print(x + 1)\n    return x\n")
+
+
+@pytest.mark.parametrize("copy, imported, found", [
+    ("losses_bkp.py", False, []),
+    ("losses copy.py", False, []),
+    ("losses - Copy.py", False, []),
+    ("losses (1).py", False, []),
+    ("losses_old2.py", False, []),
+    ("losses.bak.py", False, []),
+    ("losses_bkp.py", True, [("losses_bkp.py", 7, "TFF101")]),  # the program runs it
+    ("metrics_old.py", False, [("metrics_old.py", 7, "TFF101")]),  # a copy of nothing here
+    ("losses_older.py", False, [("losses_older.py", 7, "TFF101")]),  # not a copy's name
+])
+def test_a_kept_copy_of_a_module_that_nothing_imports_never_runs(
+        capsys, tmp_path, copy, imported, found):
+    """``losses_bkp.py`` beside ``losses.py``: the program runs the module, not its copy,
+    and even the copy's ``# noqa`` stays unchecked (TFF001 is selected)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "losses.py").write_text(_LOSSES)
+    (package / copy).write_text(_LOSSES)
+    if imported:
+        (package / "train.py").write_text(
+            f"from pkg.losses import loss\nfrom pkg.{copy[:-3]} import loss as old_loss\n\n\n"
+            "def run(x):\n    return loss(x) + old_loss(x)\n")
+    _, findings = lint_project_json(capsys, "--extend-select", "TFF001", tmp_path)
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"]) for f in findings
+                  ) == sorted([("losses.py", 7, "TFF101")] + found)

@@ -490,7 +490,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
         findings = [f for f in findings if f.code != SyntaxErrorRule.code]
     if apply_noqa:
         findings, used = noqa.apply(findings, text, lines)
-        findings += _noqa_findings(path, text, lines, findings, used, enabled)
+        findings += _noqa_findings(path, text, lines, findings, used, enabled,
+                                   bool(analysis.graph and analysis.graph.superseded))
     if analysis.index is not None:
         analysis.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
     result = FileResult(path, sorted(findings), index=analysis.index,
@@ -501,14 +502,17 @@ def lint_text(path: str, text: str, settings: Settings, *,
 
 
 def _noqa_findings(path: str, text: str, lines: List[str], findings: List[Finding],
-                   used: Dict[int, set], enabled: FrozenSet[str]) -> List[Finding]:
+                   used: Dict[int, set], enabled: FrozenSet[str],
+                   superseded: bool = False) -> List[Finding]:
     """What the enabled ``Scope.NOQA`` rules (TFF001) report about the ``# noqa`` comments,
-    once the other findings are known; nothing for a file that was not analysed."""
+    once the other findings are known; nothing for a file that was not analysed. A test
+    module leaves alone the codes of rules not run on tests, a kept copy those of all."""
     rules = [r for r in all_rules() if r.scope is Scope.NOQA and r.code in enabled]
     if (not rules or "noqa" not in text.lower() or noqa.file_is_ignored(lines)
             or any(f.code == SyntaxErrorRule.code for f in findings)):
         return []
-    unchecked = (frozenset(r.code for r in all_rules() if not r.in_tests)
+    unchecked = (frozenset(r.code for r in all_rules() if r.scope is not Scope.NOQA)
+                 if superseded else frozenset(r.code for r in all_rules() if not r.in_tests)
                  if is_test_module(path) else frozenset())
     return [f for rule in rules for f in rule.check_noqa(path, text, used, enabled, unchecked)]
 
@@ -649,6 +653,8 @@ class _Analysis:
         context.tensorflow_setting = self.settings.tensorflow_version
         context.kernel_python = self.kernel
         rule_classes = _enabled_rules(self.enabled)
+        if self.graph.superseded:  # nothing of a kept copy runs
+            return
         if is_test_module(self.path):
             rule_classes = [r for r in rule_classes if r.in_tests]
         traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []

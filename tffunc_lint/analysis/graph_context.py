@@ -21,6 +21,7 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
 
 from . import guards
 from .guards import IS_NONE, flag_parameter
+from .patterns import lazy_compile
 from ..files import folder_names
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, NOT_KERAS,
@@ -67,7 +68,15 @@ class ModuleView(NamedTuple):
     keras_2_only: bool = False
     """The module runs only on TensorFlow older than Keras 3's (see
     ``ProjectGraph.keras_2_only``)."""
+    superseded: bool = False
+    """The module is a kept copy of another that nothing runs (see
+    ``ProjectGraph.superseded``)."""
 
+
+#: The stem of a file kept as a copy of another: the other's stem, then a word saying so
+#: (``_bkp``, ``-old``, `` copy``, ``.orig2``) or the number a download or a file manager
+#: adds to a second copy (``utils (1)``).
+_KEPT_COPY = lazy_compile(r"(?i)(.+?)(?:[ _.-]+(?:bkp|bak|backup|old|orig|copy)\d*| \(\d+\))$")
 
 #: Keras step methods that only training and evaluation run (``fit``, ``evaluate``).
 _TRAINING_STEPS = ("train_step", "test_step")
@@ -625,7 +634,7 @@ class ProjectGraph:
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
-                          self.keras_2_only(index))
+                          self.keras_2_only(index), self.superseded(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -824,6 +833,17 @@ class ProjectGraph:
         stem = index.module.rpartition(".")[2]
         return not self._importers_of(index) and (stem == index.module
                                                   or stem not in self._imports())
+
+    def superseded(self, index: ModuleIndex) -> bool:
+        """``index`` is a copy kept of another linted module beside it, named as such
+        (``losses_bkp.py``, ``model_old.py``, ``train copy.ipynb``, ``utils (1).py`` beside
+        ``losses.py``, …), and no linted module imports it: the program runs the other
+        one, and nothing of the copy."""
+        folder, name = os.path.split(index.path)
+        stem, extension = os.path.splitext(name)
+        match = _KEPT_COPY.match(stem)
+        return bool(match) and os.path.join(folder, match.group(1) + extension) in self.by_path \
+            and self._nothing_imports(index) and not self._more_importers(index)
 
     def script(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program (``whole_program``), or a script of an application
@@ -1567,8 +1587,12 @@ class GraphContext:
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
                  runs_eagerly: bool = False, self_contained: bool = False,
-                 never_run: Tuple[Tuple[int, int], ...] = (), keras_2_only: bool = False):
+                 never_run: Tuple[Tuple[int, int], ...] = (), keras_2_only: bool = False,
+                 superseded: bool = False):
         self.index = index
+        self.superseded = superseded
+        """A kept copy of another module that nothing runs (``losses_bkp.py`` beside
+        ``losses.py``): no pitfall of it reaches the program."""
         self.keras_2_only = keras_2_only
         """The module runs only on TensorFlow older than Keras 3's: its code, or a program
         that imports it, was written for Keras 2 (see ``ProjectGraph.keras_2_only``)."""
@@ -1613,7 +1637,7 @@ class GraphContext:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
-                          self.never_run, self.keras_2_only)
+                          self.never_run, self.keras_2_only, self.superseded)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)
