@@ -1429,12 +1429,14 @@ _LOSSES = ("import tensorflow as tf\n\n\n@tf.function\ndef loss(x):\n"
 def test_a_kept_copy_of_a_module_that_nothing_imports_never_runs(
         capsys, tmp_path, copy, imported, found):
     """``losses_bkp.py`` beside ``losses.py``: the program runs the module, not its copy,
-    and even the copy's ``# noqa`` stays unchecked (TFF001 is selected)."""
+    and even the copy's ``# noqa`` stays unchecked (TFF001 is selected). A module of a
+    package that sets up logging when imported is no program (the silent copies do)."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "losses.py").write_text(_LOSSES)
-    (package / copy).write_text(_LOSSES)
+    (package / copy).write_text(_LOSSES if found else
+                                "import logging\nlogging.basicConfig()\n" + _LOSSES)
     if imported:
         (package / "train.py").write_text(
             f"from pkg.losses import loss\nfrom pkg.{copy[:-3]} import loss as old_loss\n\n\n"
@@ -1442,3 +1444,24 @@ def test_a_kept_copy_of_a_module_that_nothing_imports_never_runs(
     _, findings = lint_project_json(capsys, "--extend-select", "TFF001", tmp_path)
     assert sorted((os.path.basename(f["path"]), f["line"], f["code"]) for f in findings
                   ) == sorted([("losses.py", 7, "TFF101")] + found)
+
+
+@pytest.mark.parametrize("original, copy", [
+    ("train.py", "train_old.py"),
+    ("train.py", "train (1).py"),
+    ("train.ipynb", "train-Copy1.ipynb"),
+    ("train.ipynb", "train (1).ipynb"),
+])
+def test_a_copy_of_a_program_runs_on_its_own(capsys, tmp_path, original, copy):
+    """A script or a notebook is run, not imported: its copy may be the one run (a
+    notebook's copy is often the one its author went on with)."""
+    from .test_notebooks import notebook
+
+    script = _LOSSES + ("\n\nloss(1.0)\n" if "(" in copy else
+                        "\n\nif __name__ == '__main__':\n    loss(1.0)\n")
+    for name in (original, copy):
+        text = notebook(("code", script)) if name.endswith(".ipynb") else script
+        (tmp_path / name).write_text(text)
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted(os.path.basename(f["path"]) for f in findings
+                  if f["code"] == "TFF101") == sorted([original, copy])

@@ -491,7 +491,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
     if apply_noqa:
         findings, used = noqa.apply(findings, text, lines)
         findings += _noqa_findings(path, text, lines, findings, used, enabled,
-                                   bool(analysis.graph and analysis.graph.superseded))
+                                   analysis.graph is not None and analysis.graph.superseded)
     if analysis.index is not None:
         analysis.index.nodes = {}  # keeping ast nodes alive would hold every tree in memory
     result = FileResult(path, sorted(findings), index=analysis.index,

@@ -22,7 +22,7 @@ from typing import (Callable, Deque, Dict, FrozenSet, Iterable, List, Mapping, N
 from . import guards
 from .guards import IS_NONE, flag_parameter
 from .patterns import lazy_compile
-from ..files import folder_names
+from ..files import folder_names, is_notebook
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, NOT_KERAS,
                            KERAS_TRAINING, MAIN_GUARD, ONCE, TF_FUNCTION, ClassInfo, Entry,
@@ -835,15 +835,20 @@ class ProjectGraph:
                                                   or stem not in self._imports())
 
     def superseded(self, index: ModuleIndex) -> bool:
-        """``index`` is a copy kept of another linted module beside it, named as such
-        (``losses_bkp.py``, ``model_old.py``, ``train copy.ipynb``, ``utils (1).py`` beside
-        ``losses.py``, …), and no linted module imports it: the program runs the other
-        one, and nothing of the copy."""
+        """``index`` is a module of functions and classes kept as a copy of another linted
+        module beside it, named as such (``losses_bkp.py``, ``model_old.py``, ``utils
+        (1).py`` beside ``losses.py``, …), and no linted module imports it: programs run the
+        other one, and nothing of the copy. Not a program (a notebook, a script with a main
+        guard, or outside a package one that works at module level), which is run on its
+        own, copy or not: a notebook's copy is often the one its author went on with."""
         folder, name = os.path.split(index.path)
         stem, extension = os.path.splitext(name)
         match = _KEPT_COPY.match(stem)
-        return bool(match) and os.path.join(folder, match.group(1) + extension) in self.by_path \
-            and self._nothing_imports(index) and not self._more_importers(index)
+        package = os.path.join(folder, "__init__.py") in self.by_path
+        return (bool(match) and not is_notebook(index.path) and not index.runs_as_program
+                and (package or not index.works_at_module_level)
+                and os.path.join(folder, match.group(1) + extension) in self.by_path
+                and self._nothing_imports(index) and not self._more_importers(index))
 
     def script(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program (``whole_program``), or a script of an application
