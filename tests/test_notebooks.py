@@ -598,6 +598,41 @@ def test_the_python_a_notebook_last_ran_bounds_its_tensorflow(tmp_path, capsys, 
     assert positions(capsys, str(path)) == expected
 
 
+@pytest.mark.parametrize("source, output, expected", [
+    # TensorFlow 2.1: neither Keras 3 nor the new keyword
+    ("print(tf.__version__)", {"output_type": "stream", "name": "stdout", "text": ["2.1.0\n"]},
+     []),
+    ("tf.__version__", {"output_type": "execute_result", "execution_count": 2, "metadata": {},
+                        "data": {"text/plain": ["'2.8.4'"]}}, []),
+    # 2.15: the new keyword, Keras 2
+    ("print('TensorFlow', tf.__version__, 'NumPy', np.__version__)",
+     {"output_type": "stream", "name": "stdout", "text": ["TensorFlow 2.15.0 NumPy 1.26.4\n"]},
+     [(3, 8, 14, "TFF405")]),
+    ("print(tf.__version__)", {"output_type": "stream", "name": "stdout", "text": ["2.17.0\n"]},
+     [(3, 3, 15, "TFF301"), (3, 8, 14, "TFF405")]),
+    # two versions read, no name says which is TensorFlow's: nothing learnt
+    ("print(np.__version__, tf.__version__)",
+     {"output_type": "stream", "name": "stdout", "text": ["1.19.5 2.1.0\n"]},
+     [(3, 3, 15, "TFF301"), (3, 8, 14, "TFF405")]),
+])
+def test_the_tensorflow_a_notebook_shows_it_ran_bounds_its_tensorflow(tmp_path, capsys, source,
+                                                                      output, expected):
+    data = json.loads(notebook(IMPORT, ("code", source), ("code", (
+        "@tf.function\n"
+        "def corrupting(x):\n"
+        "    dropout = tf.keras.layers.Dropout(0.3)\n"
+        "    return dropout(x, training=True)\n"
+        "\n\n"
+        "corrupting(tf.ones((2, 2)))\n"
+        "@tf.function(experimental_relax_shapes=True)\n"
+        "def scale(x):\n"
+        "    return x * 2\n"))))
+    data["cells"][1]["outputs"] = [output]
+    path = tmp_path / "dae.ipynb"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert positions(capsys, str(path)) == expected
+
+
 # -- bad input ---------------------------------------------------------------------------------
 
 

@@ -40,6 +40,7 @@ from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_func
 from .config import Settings
 from .files import is_notebook, module_name_for
 from .finding import FileResult, Finding
+from .requirements import Version
 from .rule import Rule, Scope, SyntaxErrorRule, all_rules
 from .analysis.ast_walk import walk_nodes
 from .analysis.patterns import lazy_compile
@@ -279,7 +280,7 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
                    ) -> FileResult:
     """Lint a notebook's code cells as one program; findings at (cell, line in cell)."""
     # Here: a run over ``.py`` files never loads the notebook reader (nor ``json``).
-    from .notebook import Notebook, NotebookError, kernel_python, relocate
+    from .notebook import Notebook, NotebookError, kernel_python, relocate, tensorflow_ran
 
     enabled = settings.enabled_for(path)
     try:
@@ -289,7 +290,7 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
         return FileResult(path, [f for f in findings if f.code in enabled])
     if not book.python:
         return FileResult(path, [])
-    kernel = kernel_python(book.data)
+    kernel = kernel_python(book.data), tensorflow_ran(book.data)
     result = lint_text(path, book.text, settings, enabled=enabled, view=view,
                        fix=fix and not book.errors, index=index, kernel=kernel)
     if result.fixed_source is not None:
@@ -441,7 +442,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
               lines: Optional[List[str]] = None,
               own_lines: Optional[Tuple[int, int]] = None,
               index: Optional[ModuleIndex] = None, alone: bool = False,
-              kernel: Optional[Tuple[int, int]] = None) -> FileResult:
+              kernel: Optional[Tuple[Optional[Version], Optional[Version]]] = None
+              ) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
@@ -449,7 +451,8 @@ def lint_text(path: str, text: str, settings: Settings, *,
     path, text and settings), not built again. ``alone``: the file is linted on its own
     (no project is joined from its index), so a file that no rule can apply to without
     traced code, and that has none (:func:`may_trace`), is not indexed at all. ``kernel``:
-    the Python a notebook was last run with, which bounds the TensorFlow it ran on."""
+    the Python a notebook was last run with, which bounds the TensorFlow it ran on, and the
+    TensorFlow release its outputs show it ran (each None when not known)."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
@@ -612,7 +615,7 @@ class _Analysis:
         self.path, self.text, self.lines = path, text, lines
         self.own_lines: Optional[Tuple[int, int]] = None
         self.alone = False
-        self.kernel: Optional[Tuple[int, int]] = None
+        self.kernel: Optional[Tuple[Optional[Version], Optional[Version]]] = None
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -651,7 +654,7 @@ class _Analysis:
         context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         context.tensorflow_setting = self.settings.tensorflow_version
-        context.kernel_python = self.kernel
+        context.kernel_python, context.tensorflow_ran = self.kernel or (None, None)
         rule_classes = _enabled_rules(self.enabled)
         if self.graph.superseded:  # nothing of a kept copy runs
             return

@@ -365,6 +365,58 @@ def kernel_python(data: dict) -> Optional[Tuple[int, int]]:
     return (int(version.group(1)), int(version.group(2))) if version else None
 
 
+#: An expression reading the running TensorFlow's version (``tf.__version__``,
+#: ``tensorflow.version.VERSION``), and any expression reading some version.
+_TF_VERSION_READ = lazy_compile(
+    r"\b(?:tf|tensorflow)\s*\.\s*(?:__version__|version\s*\.\s*VERSION)\b")
+_VERSION_READ = lazy_compile(r"\b__version__\b|\bVERSION\b")
+#: A release number in a cell's output (``2.1.0``, ``2.16.0-rc1``), not part of a longer one.
+_RELEASE = lazy_compile(r"(?<![\w.])(\d+)\.(\d+)\.\d+(?![\d.]*\d)")
+#: An output line that names TensorFlow and then a release (``TensorFlow version: 2.1.0``).
+_NAMED_RELEASE = lazy_compile(r"(?i)\btensorflow\b[^\n\d]*(\d+)\.(\d+)\.\d+")
+
+
+def tensorflow_ran(data: dict) -> Optional[Tuple[int, int]]:
+    """The TensorFlow release the notebook was last run with, as its saved outputs show it:
+    the output of a code cell that reads ``tf.__version__`` (or ``tf.version.VERSION``),
+    when that is the one version the cell reads and its output holds one release number,
+    or an output line naming TensorFlow and a release; the newest such, or None."""
+    found: List[Tuple[int, int]] = []
+    cells = data.get("cells")
+    for cell in cells if isinstance(cells, list) else ():
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _joined(cell.get("source"))
+        reads = len(_TF_VERSION_READ.findall(source))
+        if not reads:
+            continue
+        text = "".join(_output_text(output) for output in cell.get("outputs") or ()
+                       if isinstance(output, dict))
+        named = _NAMED_RELEASE.findall(text)
+        releases = set(named) or (set(_RELEASE.findall(text)) if reads == 1 and len(
+            _VERSION_READ.findall(source)) == 1 else set())
+        if len(releases) == 1:
+            major, minor = releases.pop()
+            found.append((int(major), int(minor)))
+    return max(found) if found else None
+
+
+def _joined(value: object) -> str:
+    """A notebook's multi-line string field: a string, or a list of strings."""
+    if isinstance(value, str):
+        return value
+    return "".join(part for part in value if isinstance(part, str)) if isinstance(
+        value, list) else ""
+
+
+def _output_text(output: dict) -> str:
+    """The text of a stream output, or the plain text of a result."""
+    if output.get("output_type") == "stream":
+        return _joined(output.get("text"))
+    data = output.get("data")
+    return _joined(data.get("text/plain")) + "\n" if isinstance(data, dict) else ""
+
+
 def _declared_version(data: dict) -> str:
     """The language version the notebook's metadata names (``language_info.version``), or
     ``""``."""

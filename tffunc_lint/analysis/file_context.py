@@ -20,7 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import KERAS_3_SINCE, narrowed, releases_before_python
+from .tensorflow_versions import KERAS_3_SINCE, narrowed, releases_after, releases_before_python
 
 try:
     from typing import Protocol
@@ -56,6 +56,8 @@ class FileContext:
         self.tensorflow_setting: Optional[str] = None
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self.kernel_python: Optional[Tuple[int, int]] = None
+        self.tensorflow_ran: Optional[Tuple[int, int]] = None
+        """The TensorFlow release a notebook's saved outputs show it last ran."""
         """A notebook's: the Python it was last run with."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
@@ -98,13 +100,14 @@ class FileContext:
         """The TensorFlow versions the file is written for, as a specifier (the setting,
         else the release the file installs for itself, else the project's declared
         requirement; narrowed by the APIs the module uses that TensorFlow removed, by those the
-        programs importing it use, and by the Python a notebook was last run with: see
-        ``tensorflow_versions``), or None when nothing says."""
+        programs importing it use, and by the Python and the TensorFlow a notebook was last
+        run with: see ``tensorflow_versions``), or None when nothing says."""
         installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
         graph = self.graph
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
                         graph.index.removed_before if graph is not None else None,
                         releases_before_python(self.kernel_python),
+                        releases_after(self.tensorflow_ran),
                         KERAS_3_SINCE if graph is not None and graph.keras_2_only else None)
 
     def in_non_tensor_branch(self) -> bool:

@@ -15,7 +15,9 @@ A module that a program running only on such releases imports runs only on them 
 Keras 2 imports is run by Keras 2.
 
 A notebook last run with an older Python (its ``language_info.version``) ran a TensorFlow
-that still supported that Python: 3.6, for one, before 2.7.
+that still supported that Python: 3.6, for one, before 2.7. A notebook whose saved output
+shows the release it ran (a cell printing ``tf.__version__``: ``2.1.0``) was written for
+that release or an older one.
 
 A module whose code has a branch for TensorFlow 1 (``if tf_version < 2:``,
 ``tf.__version__.startswith("1.")``) is written to run on TensorFlow 1 too
@@ -135,6 +137,12 @@ def releases_before_python(python: Optional[Version]) -> Optional[Version]:
     """The first TensorFlow release that no longer ran on ``python`` (None: one that still
     does, or not known)."""
     return _DROPPED_PYTHON.get(python) if python else None
+
+
+def releases_after(ran: Optional[Version]) -> Optional[Version]:
+    """The first TensorFlow release after ``ran``, the one a notebook's outputs show it
+    last ran (None: not known)."""
+    return (ran[0], ran[1] + 1) if ran else None
 
 
 def narrowed(spec: Optional[str], *befores: Optional[Version]) -> Optional[str]:

@@ -70,8 +70,10 @@ class DeprecatedTfFunctionApi(Rule):
     The versions are narrowed by the module's own code: a module that uses an API
     TensorFlow removed runs only on the releases before the removal
     (`tf.keras.mixed_precision.experimental`, removed in 2.9, keeps
-    `experimental_relax_shapes=`), and a notebook last run with an old Python only on the
-    releases that supported it (Python 3.6: before 2.7). Where nothing declares a lowest
+    `experimental_relax_shapes=`), a notebook last run with an old Python only on the
+    releases that supported it (Python 3.6: before 2.7), and a notebook whose saved output
+    shows the release it ran (a cell printing `tf.__version__`: `2.1.0`) on that release or
+    older ones. Where nothing declares a lowest
     release, a module with a branch for TensorFlow 1 (`if tf_version < 2:`,
     `tf.__version__.startswith("1.")`) is written for TensorFlow 1 too, and keeps its
     spelling; a test against a release of TensorFlow 2 (`if TF_VERSION < 2.3:`) does not
