@@ -610,6 +610,13 @@ def test_the_python_a_notebook_last_ran_bounds_its_tensorflow(tmp_path, capsys, 
      [(3, 8, 14, "TFF405")]),
     ("print(tf.__version__)", {"output_type": "stream", "name": "stdout", "text": ["2.17.0\n"]},
      [(3, 3, 15, "TFF301"), (3, 8, 14, "TFF405")]),
+    # printed by a module the cell imports
+    ("from helpers import *", {"output_type": "stream", "name": "stdout",
+                               "text": ["TensorFlow Version: 2.1.0\n"]}, []),
+    # another package's release, on a line that names a TensorFlow package
+    ("x = 1", {"output_type": "stream", "name": "stdout", "text": [
+        "Requirement already satisfied: tensorflow-io-gcs-filesystem>=0.23.1 in /usr/lib "
+        "(0.26.0)\n"]}, [(3, 3, 15, "TFF301"), (3, 8, 14, "TFF405")]),
     # two versions read, no name says which is TensorFlow's: nothing learnt
     ("print(np.__version__, tf.__version__)",
      {"output_type": "stream", "name": "stdout", "text": ["1.19.5 2.1.0\n"]},
@@ -867,3 +874,27 @@ def test_an_extension_magic_needs_its_extension():
         ("code", "tensorboard --logdir=log_dir\n"),
     ).encode("utf-8"))
     assert [line for line, _, _ in book.errors] == [1]
+
+
+@pytest.mark.parametrize("ran, expected", [
+    ("2.1.0", []),
+    ("2.15.0", [("models.py", 4, "TFF405")]),
+    (None, [("models.py", 4, "TFF405")]),
+])
+def test_the_tensorflow_a_notebook_ran_bounds_the_modules_it_imports(tmp_path, capsys, ran,
+                                                                     expected):
+    """The project's programs share one environment: a module that a notebook last run on
+    TensorFlow 2.1 imports runs on 2.1 too, where ``reduce_retracing=`` does not exist."""
+    (tmp_path / "models.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function(experimental_relax_shapes=True)\n"
+        "def scale(x):\n    return x * 2\n")
+    data = json.loads(notebook(("code", "import tensorflow as tf\nfrom models import scale\n"
+                                        "print(tf.__version__)\n"),
+                               ("code", "scale(tf.ones(2))\n")))
+    if ran:
+        data["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout",
+                                        "text": [ran + "\n"]}]
+    (tmp_path / "train.ipynb").write_text(json.dumps(data), encoding="utf-8")
+    _, out, _ = run(capsys, "--output-format", "json", str(tmp_path))
+    assert sorted((os.path.basename(f["path"]), f["line"], f["code"])
+                  for f in json.loads(out)) == expected

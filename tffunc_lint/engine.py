@@ -34,6 +34,7 @@ from . import noqa
 from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
+from .analysis.tensorflow_versions import narrowest, releases_after, releases_before_python
 from .analysis.test_code import is_test_module
 from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
                                     lambda_key, may_trace)
@@ -648,6 +649,10 @@ class _Analysis:
             self.index = ModuleIndex.build(self.path, module, tree, self.lines,
                                            self.settings.extra_traced_decorators, is_package)
             self.index.text_hash = text_hash
+            if self.kernel:  # what a notebook last ran on bounds the project's programs too
+                self.index.removed_before = narrowest(
+                    self.index.removed_before, releases_before_python(self.kernel[0]),
+                    releases_after(self.kernel[1]))
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names.refined(self.graph.names)

@@ -374,27 +374,34 @@ _VERSION_READ = lazy_compile(r"\b__version__\b|\bVERSION\b")
 _RELEASE = lazy_compile(r"(?<![\w.])(\d+)\.(\d+)\.\d+(?![\d.]*\d)")
 #: An output line that names TensorFlow and then a release (``TensorFlow version: 2.1.0``).
 _NAMED_RELEASE = lazy_compile(r"(?i)\btensorflow\b[^\n\d]*(\d+)\.(\d+)\.\d+")
+#: An output line that is only TensorFlow's name and its release (``TensorFlow Version:
+#: 2.1.0``, ``tf 2.3.0``), whatever printed it (a module the cell imports).
+_RELEASE_LINE = lazy_compile(r"(?im)^[ \t]*(?:tensorflow|tf)(?:[ \t]+version)?[ \t]*[:=]?[ \t]*"
+                             r"v?(\d+)\.(\d+)\.\d+[ \t]*$")
 
 
 def tensorflow_ran(data: dict) -> Optional[Tuple[int, int]]:
     """The TensorFlow release the notebook was last run with, as its saved outputs show it:
     the output of a code cell that reads ``tf.__version__`` (or ``tf.version.VERSION``),
     when that is the one version the cell reads and its output holds one release number,
-    or an output line naming TensorFlow and a release; the newest such, or None."""
+    or an output line naming TensorFlow and a release; an output line of any code cell
+    that is only TensorFlow's name and a release. The newest such, or None."""
     found: List[Tuple[int, int]] = []
     cells = data.get("cells")
     for cell in cells if isinstance(cells, list) else ():
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = _joined(cell.get("source"))
-        reads = len(_TF_VERSION_READ.findall(source))
-        if not reads:
-            continue
         text = "".join(_output_text(output) for output in cell.get("outputs") or ()
                        if isinstance(output, dict))
-        named = _NAMED_RELEASE.findall(text)
-        releases = set(named) or (set(_RELEASE.findall(text)) if reads == 1 and len(
-            _VERSION_READ.findall(source)) == 1 else set())
+        if not text:
+            continue
+        source = _joined(cell.get("source"))
+        reads = len(_TF_VERSION_READ.findall(source))
+        releases = set(_RELEASE_LINE.findall(text))
+        if reads:
+            releases |= set(_NAMED_RELEASE.findall(text)) or (
+                set(_RELEASE.findall(text)) if reads == 1 and len(
+                    _VERSION_READ.findall(source)) == 1 else set())
         if len(releases) == 1:
             major, minor = releases.pop()
             found.append((int(major), int(minor)))

@@ -211,7 +211,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             or project.imported_names != alone.imported_names
             or project.runs_eagerly != alone.runs_eagerly
             # the TensorFlow versions the module runs on (TFF301, TFF405)
-            or project.keras_2_only != alone.keras_2_only
+            or project.runs_before != alone.runs_before
             or project.superseded != alone.superseded
             # code that never runs makes no call of a ``tf.function`` (TFF401, TFF403)
             or _dead_tf_functions(index, project) != _dead_tf_functions(index, alone)

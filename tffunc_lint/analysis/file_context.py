@@ -20,7 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import KERAS_3_SINCE, narrowed, releases_after, releases_before_python
+from .tensorflow_versions import narrowed, releases_after, releases_before_python
 
 try:
     from typing import Protocol
@@ -108,7 +108,7 @@ class FileContext:
                         graph.index.removed_before if graph is not None else None,
                         releases_before_python(self.kernel_python),
                         releases_after(self.tensorflow_ran),
-                        KERAS_3_SINCE if graph is not None and graph.keras_2_only else None)
+                        graph.runs_before if graph is not None else None)
 
     def in_non_tensor_branch(self) -> bool:
         """The node being visited runs only for a value that is not a tensor (see

@@ -29,7 +29,6 @@ from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUN
                            FunctionInfo, FunctionKey, ModuleIndex, Target,
                            may_be_project_module)
 from .names import IMPORT, canonical, function_local_names, parameter_names
-from .tensorflow_versions import KERAS_3_SINCE
 from .test_code import is_test_module
 
 Traced = Dict[FunctionKey, TraceReason]
@@ -65,9 +64,9 @@ class ModuleView(NamedTuple):
     module."""
     never_run: Tuple[Tuple[int, int], ...] = ()
     """Lines of module-level code that never runs (see ``ProjectGraph.never_run``)."""
-    keras_2_only: bool = False
-    """The module runs only on TensorFlow older than Keras 3's (see
-    ``ProjectGraph.keras_2_only``)."""
+    runs_before: Optional[Tuple[int, int]] = None
+    """The first TensorFlow release the module no longer runs on, its own code's or that
+    of a program importing it (see ``ProjectGraph.runs_before``); None when not known."""
     superseded: bool = False
     """The module is a kept copy of another that nothing runs (see
     ``ProjectGraph.superseded``)."""
@@ -198,8 +197,8 @@ class ProjectGraph:
         self._by_folder: Optional[Dict[str, List[ModuleIndex]]] = None
         self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
-        self._keras_2: Dict[str, bool] = {}
-        self._any_keras_2: Optional[bool] = None
+        self._before: Dict[str, Optional[Tuple[int, int]]] = {}
+        self._any_before: Optional[bool] = None
         #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
         #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
         #: the lists.
@@ -634,7 +633,7 @@ class ProjectGraph:
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
-                          self.keras_2_only(index), self.superseded(index))
+                          self.runs_before(index), self.superseded(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -1027,32 +1026,29 @@ class ProjectGraph:
             self._tf1[index.path] = known
         return known
 
-    def keras_2_only(self, index: ModuleIndex) -> bool:
-        """``index`` runs only on TensorFlow older than Keras 3's (2.16): its code uses an
-        API removed by then (``ModuleIndex.removed_before``: ``K.int_shape``,
-        ``model.save_weights("model.h5")``), or a linted module importing it runs only there,
-        in turn: the project's programs share one environment (a model module that a
-        course's training script, written for Keras 2, imports, as does its prediction
-        script, which shows no version). A module nothing linted imports tells nothing by
-        itself; nor does a module of a distribution, whose users run it on what they
-        have."""
-        if self._any_keras_2 is None:
-            self._any_keras_2 = any(_before_keras_3(other) for other in self.by_path.values())
-        if not self._any_keras_2:
-            return False
-        known = self._keras_2.get(index.path)
-        if known is None:
-            self._keras_2[index.path] = False  # an import cycle proves nothing
-            if _before_keras_3(index):
-                known = True
-            elif "." in index.module and (self._distributed is None
-                                          or self._distributed(index.path)):
-                known = False
-            else:
-                importers = self._importers_of(index) + self._more_importers(index)
-                known = any(self.keras_2_only(other) for other in importers)
-            self._keras_2[index.path] = known
-        return known
+    def runs_before(self, index: ModuleIndex) -> Optional[Tuple[int, int]]:
+        """The first TensorFlow release ``index`` no longer runs on: its code uses an API
+        removed then (``ModuleIndex.removed_before``: ``K.int_shape`` and Keras 3, a
+        notebook last run on TensorFlow 2.1), or a linted module importing it runs only on
+        older releases, in turn: the project's programs share one environment (a model
+        module that a course's training script, written for Keras 2, imports, as does its
+        prediction script, which shows no version). A module nothing linted imports tells
+        nothing by itself; nor does a module of a distribution, whose users run it on what
+        they have. None when not known."""
+        if self._any_before is None:
+            self._any_before = any(other.removed_before for other in self.by_path.values())
+        if not self._any_before:
+            return None
+        if index.path in self._before:
+            return self._before[index.path]
+        self._before[index.path] = None  # an import cycle proves nothing
+        known = [index.removed_before] if index.removed_before else []
+        if not ("." in index.module and (self._distributed is None
+                                         or self._distributed(index.path))):
+            importers = self._importers_of(index) + self._more_importers(index)
+            known += [before for before in map(self.runs_before, importers) if before]
+        found = self._before[index.path] = min(known) if known else None
+        return found
 
     def _imported_by_nothing(self, index: ModuleIndex) -> bool:
         """When the run is the whole project (``whole_project``), ``index`` is a module of an
@@ -1548,11 +1544,6 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
     return named
 
 
-def _before_keras_3(index: ModuleIndex) -> bool:
-    """The module's own code uses an API TensorFlow removed by Keras 3's release."""
-    return index.removed_before is not None and index.removed_before <= KERAS_3_SINCE
-
-
 def _class_of(index: Optional[ModuleIndex], key: FunctionKey) -> Optional[ClassInfo]:
     """The class whose method ``key`` is, or None."""
     function = index.functions.get(key) if index is not None else None
@@ -1592,15 +1583,16 @@ class GraphContext:
                  keras_classes: Optional[Mapping[str, Tuple[str, FrozenSet[str]]]] = None,
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
                  runs_eagerly: bool = False, self_contained: bool = False,
-                 never_run: Tuple[Tuple[int, int], ...] = (), keras_2_only: bool = False,
-                 superseded: bool = False):
+                 never_run: Tuple[Tuple[int, int], ...] = (),
+                 runs_before: Optional[Tuple[int, int]] = None, superseded: bool = False):
         self.index = index
         self.superseded = superseded
         """A kept copy of another module that nothing runs (``losses_bkp.py`` beside
         ``losses.py``): no pitfall of it reaches the program."""
-        self.keras_2_only = keras_2_only
-        """The module runs only on TensorFlow older than Keras 3's: its code, or a program
-        that imports it, was written for Keras 2 (see ``ProjectGraph.keras_2_only``)."""
+        self.runs_before = runs_before
+        """The first TensorFlow release the module no longer runs on: its code, or a
+        program that imports it, was written for older ones (see
+        ``ProjectGraph.runs_before``); None when not known."""
         self.never_run = never_run
         """Lines of module-level code that never runs: no call made there happens."""
         self.self_contained = self_contained
@@ -1642,7 +1634,7 @@ class GraphContext:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
-                          self.never_run, self.keras_2_only, self.superseded)
+                          self.never_run, self.runs_before, self.superseded)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

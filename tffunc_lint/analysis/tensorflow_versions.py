@@ -10,14 +10,15 @@ removed runs only on the releases before the removal:
   (``model.save_weights("model.h5")``, a TensorFlow checkpoint's path), which Keras 3
   rejects.
 
-A module that a program running only on such releases imports runs only on them too
-(``ProjectGraph.keras_2_only``): a model module that a training script written for
-Keras 2 imports is run by Keras 2.
-
 A notebook last run with an older Python (its ``language_info.version``) ran a TensorFlow
 that still supported that Python: 3.6, for one, before 2.7. A notebook whose saved output
 shows the release it ran (a cell printing ``tf.__version__``: ``2.1.0``) was written for
 that release or an older one.
+
+A module that a program running only on such releases imports runs only on them too
+(``ProjectGraph.runs_before``): a model module that a training script written for
+Keras 2 imports is run by Keras 2, and one that notebooks last run on TensorFlow 2.1
+import, by 2.1 or older.
 
 A module whose code has a branch for TensorFlow 1 (``if tf_version < 2:``,
 ``tf.__version__.startswith("1.")``) is written to run on TensorFlow 1 too
@@ -145,14 +146,19 @@ def releases_after(ran: Optional[Version]) -> Optional[Version]:
     return (ran[0], ran[1] + 1) if ran else None
 
 
+def narrowest(*befores: Optional[Version]) -> Optional[Version]:
+    """The earliest of ``befores`` that are known, or None."""
+    known = [before for before in befores if before is not None]
+    return min(known) if known else None
+
+
 def narrowed(spec: Optional[str], *befores: Optional[Version]) -> Optional[str]:
     """``spec`` with the releases from the earliest of ``befores`` on left out. Where the
     declaration and the code disagree, no release is left: what a rule would suggest for
     the declared releases, the code cannot run on."""
-    known = [before for before in befores if before is not None]
-    if not known:
+    before = narrowest(*befores)
+    if before is None:
         return spec
-    before = min(known)
     clause = f"<{before[0]}.{before[1]}"
     return f"{spec},{clause}" if spec else clause
 
