@@ -291,16 +291,18 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
         return FileResult(path, [f for f in findings if f.code in enabled])
     if not book.python:
         return FileResult(path, [])
-    kernel = kernel_python(book.data), tensorflow_ran(book.data)
+    # What the notebook last ran on: its kernel's Python, the release its outputs show.
+    ran_before = narrowest(releases_before_python(kernel_python(book.data)),
+                           releases_after(tensorflow_ran(book.data)))
     result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                       fix=fix and not book.errors, index=index, kernel=kernel)
+                       fix=fix and not book.errors, index=index, ran_before=ran_before)
     if result.fixed_source is not None:
         try:
             result.fixed_source = book.with_fixed(result.fixed_source)
             result.original = source
         except NotebookError as error:
             result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                               kernel=kernel)
+                               ran_before=ran_before)
             result.fix_error = f"fix skipped: {error}"
     findings = result.findings + [
         _file_finding(path, message, line, column) for line, column, message in book.errors
@@ -443,23 +445,22 @@ def lint_text(path: str, text: str, settings: Settings, *,
               lines: Optional[List[str]] = None,
               own_lines: Optional[Tuple[int, int]] = None,
               index: Optional[ModuleIndex] = None, alone: bool = False,
-              kernel: Optional[Tuple[Optional[Version], Optional[Version]]] = None
-              ) -> FileResult:
+              ran_before: Optional[Version] = None) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
     the others. ``index``: the text's :class:`ModuleIndex` from an earlier lint (same
     path, text and settings), not built again. ``alone``: the file is linted on its own
     (no project is joined from its index), so a file that no rule can apply to without
-    traced code, and that has none (:func:`may_trace`), is not indexed at all. ``kernel``:
-    the Python a notebook was last run with, which bounds the TensorFlow it ran on, and the
-    TensorFlow release its outputs show it ran (each None when not known)."""
+    traced code, and that has none (:func:`may_trace`), is not indexed at all.
+    ``ran_before``: the first TensorFlow release a notebook was not last run on (its
+    kernel's Python no longer supported there, or after the release its outputs show)."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
     analysis.own_lines = own_lines
     analysis.alone = alone
-    analysis.kernel = kernel
+    analysis.ran_before = ran_before
     collecting = gc.isenabled()
     try:
         # The trees are acyclic and freed by reference counting; the cyclic collector would
@@ -616,7 +617,7 @@ class _Analysis:
         self.path, self.text, self.lines = path, text, lines
         self.own_lines: Optional[Tuple[int, int]] = None
         self.alone = False
-        self.kernel: Optional[Tuple[Optional[Version], Optional[Version]]] = None
+        self.ran_before: Optional[Version] = None
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -649,17 +650,14 @@ class _Analysis:
             self.index = ModuleIndex.build(self.path, module, tree, self.lines,
                                            self.settings.extra_traced_decorators, is_package)
             self.index.text_hash = text_hash
-            if self.kernel:  # what a notebook last ran on bounds the project's programs too
-                self.index.removed_before = narrowest(
-                    self.index.removed_before, releases_before_python(self.kernel[0]),
-                    releases_after(self.kernel[1]))
+            # What a notebook last ran on bounds the project's programs too.
+            self.index.removed_before = narrowest(self.index.removed_before, self.ran_before)
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         names = self.index.names.refined(self.graph.names)
         context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         context.tensorflow_setting = self.settings.tensorflow_version
-        context.kernel_python, context.tensorflow_ran = self.kernel or (None, None)
         rule_classes = _enabled_rules(self.enabled)
         if self.graph.superseded:  # nothing of a kept copy runs
             return

@@ -20,7 +20,7 @@ from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
 from .names import NameTable, dotted_name
-from .tensorflow_versions import narrowed, releases_after, releases_before_python
+from .tensorflow_versions import narrowed
 
 try:
     from typing import Protocol
@@ -55,9 +55,6 @@ class FileContext:
         self.unsafe_fixes = False
         self.tensorflow_setting: Optional[str] = None
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
-        self.kernel_python: Optional[Tuple[int, int]] = None
-        self.tensorflow_ran: Optional[Tuple[int, int]] = None
-        """The TensorFlow release a notebook's saved outputs show it last ran."""
         """A notebook's: the Python it was last run with."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
@@ -106,8 +103,6 @@ class FileContext:
         graph = self.graph
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
                         graph.index.removed_before if graph is not None else None,
-                        releases_before_python(self.kernel_python),
-                        releases_after(self.tensorflow_ran),
                         graph.runs_before if graph is not None else None)
 
     def in_non_tensor_branch(self) -> bool:

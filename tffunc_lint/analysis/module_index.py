@@ -813,8 +813,9 @@ class ModuleIndex:
     function of the module that does so first thing (``def train():
     tf.config.run_functions_eagerly(True)``): when the module runs as a program."""
     removed_before: Optional[Tuple[int, int]] = None
-    """The first TensorFlow release that removed an API the module's code uses (see
-    ``tensorflow_versions``): the module runs only on the releases before it."""
+    """The first TensorFlow release that removed an API the module's code uses, or that a
+    notebook was not last run on (see ``tensorflow_versions``): the module runs only on
+    the releases before it."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
