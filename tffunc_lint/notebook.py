@@ -194,12 +194,8 @@ class Notebook:
                 raise NotebookError(f"cannot read notebook: cell {index + 1} is not an object")
             if cell.get("cell_type") != "code":
                 continue
-            source_value = cell.get("source", "")
-            if isinstance(source_value, list) and all(isinstance(s, str) for s in source_value):
-                text = "".join(source_value)
-            elif isinstance(source_value, str):
-                text = source_value
-            else:
+            text = _joined(cell.get("source", ""))
+            if text is None:
                 raise NotebookError(
                     f"cannot read notebook: cell {index + 1} has no readable 'source'")
             code = _Cell(index + 1, index, _split(text))
@@ -395,7 +391,7 @@ def tensorflow_ran(data: dict) -> Optional[Tuple[int, int]]:
                        if isinstance(output, dict))
         if not text:
             continue
-        source = _joined(cell.get("source"))
+        source = _joined(cell.get("source")) or ""
         reads = len(_TF_VERSION_READ.findall(source))
         releases = set(_RELEASE_LINE.findall(text))
         if reads:
@@ -408,20 +404,22 @@ def tensorflow_ran(data: dict) -> Optional[Tuple[int, int]]:
     return max(found) if found else None
 
 
-def _joined(value: object) -> str:
-    """A notebook's multi-line string field: a string, or a list of strings."""
+def _joined(value: object) -> Optional[str]:
+    """A notebook's multi-line string field, a string or a list of strings, as one string;
+    None when it is neither."""
     if isinstance(value, str):
         return value
-    return "".join(part for part in value if isinstance(part, str)) if isinstance(
-        value, list) else ""
+    if isinstance(value, list) and all(isinstance(part, str) for part in value):
+        return "".join(value)
+    return None
 
 
 def _output_text(output: dict) -> str:
     """The text of a stream output, or the plain text of a result."""
     if output.get("output_type") == "stream":
-        return _joined(output.get("text"))
+        return _joined(output.get("text")) or ""
     data = output.get("data")
-    return _joined(data.get("text/plain")) + "\n" if isinstance(data, dict) else ""
+    return (_joined(data.get("text/plain")) or "") + "\n" if isinstance(data, dict) else ""
 
 
 def _declared_version(data: dict) -> str:
