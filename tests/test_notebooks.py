@@ -569,6 +569,20 @@ def test_python_2_notebooks_are_skipped(tmp_path, capsys):
     assert (code, finding_lines(out), err) == (0, [], "")
 
 
+#: A cell whose findings depend on the TensorFlow the notebook runs on: a Dropout made in a
+#: traced function (a seed variable in Keras 3, TFF301) and a keyword renamed in 2.9 (TFF405).
+_DAE = ("code", (
+    "@tf.function\n"
+    "def corrupting(x):\n"
+    "    dropout = tf.keras.layers.Dropout(0.3)\n"
+    "    return dropout(x, training=True)\n"
+    "\n\n"
+    "corrupting(tf.ones((2, 2)))\n"
+    "@tf.function(experimental_relax_shapes=True)\n"
+    "def scale(x):\n"
+    "    return x * 2\n"))
+
+
 @pytest.mark.parametrize("python, expected", [
     # a generative-models notebook last run on Python 3.6: TensorFlow 2.6 at the newest,
     # whose Dropout holds no variable and which has no `reduce_retracing=` yet
@@ -581,16 +595,7 @@ def test_python_2_notebooks_are_skipped(tmp_path, capsys):
 ])
 def test_the_python_a_notebook_last_ran_bounds_its_tensorflow(tmp_path, capsys, python,
                                                               expected):
-    data = json.loads(notebook(IMPORT, ("code", (
-        "@tf.function\n"
-        "def corrupting(x):\n"
-        "    dropout = tf.keras.layers.Dropout(0.3)\n"
-        "    return dropout(x, training=True)\n"
-        "\n\n"
-        "corrupting(tf.ones((2, 2)))\n"
-        "@tf.function(experimental_relax_shapes=True)\n"
-        "def scale(x):\n"
-        "    return x * 2\n"))))
+    data = json.loads(notebook(IMPORT, _DAE))
     if python:
         data["metadata"]["language_info"]["version"] = python
     path = tmp_path / "dae.ipynb"
@@ -624,16 +629,7 @@ def test_the_python_a_notebook_last_ran_bounds_its_tensorflow(tmp_path, capsys, 
 ])
 def test_the_tensorflow_a_notebook_shows_it_ran_bounds_its_tensorflow(tmp_path, capsys, source,
                                                                       output, expected):
-    data = json.loads(notebook(IMPORT, ("code", source), ("code", (
-        "@tf.function\n"
-        "def corrupting(x):\n"
-        "    dropout = tf.keras.layers.Dropout(0.3)\n"
-        "    return dropout(x, training=True)\n"
-        "\n\n"
-        "corrupting(tf.ones((2, 2)))\n"
-        "@tf.function(experimental_relax_shapes=True)\n"
-        "def scale(x):\n"
-        "    return x * 2\n"))))
+    data = json.loads(notebook(IMPORT, ("code", source), _DAE))
     data["cells"][1]["outputs"] = [output]
     path = tmp_path / "dae.ipynb"
     path.write_text(json.dumps(data), encoding="utf-8")
