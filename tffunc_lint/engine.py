@@ -654,13 +654,13 @@ class _Analysis:
             self.index.removed_before = narrowest(self.index.removed_before, self.ran_before)
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
+        if self.graph.superseded:  # nothing of a kept copy runs
+            return
         names = self.index.names.refined(self.graph.names)
         context = self.context = FileContext(self.path, names, self.graph, tree, self.text)
         context.unsafe_fixes = self.settings.unsafe_fixes
         context.tensorflow_setting = self.settings.tensorflow_version
         rule_classes = _enabled_rules(self.enabled)
-        if self.graph.superseded:  # nothing of a kept copy runs
-            return
         if is_test_module(self.path):
             rule_classes = [r for r in rule_classes if r.in_tests]
         traced_rules = [r for r in rule_classes if r.scope is Scope.TRACED] if self.graph else []

@@ -55,7 +55,6 @@ class FileContext:
         self.unsafe_fixes = False
         self.tensorflow_setting: Optional[str] = None
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
-        """A notebook's: the Python it was last run with."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
         self.ancestors: List[cst.CSTNode] = []
@@ -102,7 +101,6 @@ class FileContext:
         installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
         graph = self.graph
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),
-                        graph.index.removed_before if graph is not None else None,
                         graph.runs_before if graph is not None else None)
 
     def in_non_tensor_branch(self) -> bool:
