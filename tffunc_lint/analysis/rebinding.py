@@ -39,7 +39,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tup
 from .guards import init_targets
 from .keras_runs import run_times
 from .module_index import (CALLED, DATASET_CHAIN_METHODS, DATASET_METHODS, DATASET_NAME,
-                           iter_statements, statement_bindings)
+                           KERAS_GRAPH_METHODS, iter_statements, statement_bindings)
 from .scoped_state import exports, set_around_a_call, set_around_keras_runs
 from .names import ast_dotted_name, function_local_names
 from .timeline import INF, Timeline, Times
@@ -1065,6 +1065,10 @@ _TF_PREFIXES = ("tensorflow.", "keras.")
 #: Methods that create TensorFlow state on a Keras layer or a tf.Module.
 _STATE_FACTORIES = frozenset({"add_weight", "add_variable", "add_loss", "add_metric"})
 _PYTHON_SCALARS = (int, float, str, bool, bytes, complex)
+#: The methods of :data:`_STATE_FACTORIES` that add variables.
+_VARIABLE_FACTORIES = frozenset({"add_weight", "add_variable"})
+#: Methods run on each call of the object, which may be traced.
+_PER_CALL_METHODS = frozenset({"__call__", *KERAS_GRAPH_METHODS})
 
 
 @dataclass
@@ -1174,10 +1178,13 @@ class _Where:
     """Attributes of ``self`` that enclosing ``if`` tests say are still unset."""
     function: Optional[ast.AST] = None
     """The innermost function the walker is in, for the values of its local names."""
+    reshapes: bool = False
+    """In a method that changes which variables the object has or trains
+    (:func:`changes_variables`)."""
 
     @property
     def setup(self) -> bool:
-        return is_setup_method(self.method)
+        return self.reshapes or is_setup_method(self.method)
 
 
 def is_setup_method(method: Optional[str]) -> bool:
@@ -1240,13 +1247,15 @@ class _AttributeWalker:
                 if where.cls is not None and where.method is None:  # a method of ``cls``
                     static = any(ast_dotted_name(d) == "staticmethod"
                                  for d in node.decorator_list)
-                    inner = _Where(where.cls, None if static or not params else params[0],
-                                   node.name, where.init_scope, True, function=node)
+                    self_name = None if static or not params else params[0]
+                    inner = _Where(where.cls, self_name, node.name, where.init_scope, True,
+                                   function=node,
+                                   reshapes=changes_variables(node, self_name))
                 else:
                     inner = _Where(where.cls,
                                    None if where.self_name in params else where.self_name,
                                    where.method or node.name, where.init_scope, False,
-                                   function=node)
+                                   function=node, reshapes=where.reshapes)
                 self.walk(node.body, inner, calls)
                 continue
             if isinstance(node, (ast.With, ast.AsyncWith)):
@@ -1438,7 +1447,34 @@ def _replace(where: "_Where", init_scope: Optional[bool] = None,
              unset: Optional[FrozenSet[str]] = None) -> "_Where":
     return _Where(where.cls, where.self_name, where.method,
                   where.init_scope if init_scope is None else init_scope, where.direct,
-                  where.unset if unset is None else unset, where.function)
+                  where.unset if unset is None else unset, where.function, where.reshapes)
+
+
+def changes_variables(method: ast.AST, self_name: Optional[str]) -> bool:
+    """A method, other than one Keras or a call of the object runs on each call, that adds
+    variables to the object (``self.add_weight(...)``) or changes which variables train
+    (``layer.trainable = False``): LoRA's ``enable_lora()``, a ``freeze()``. The object
+    has to be traced again after it (Keras says to call ``compile()`` again once
+    ``trainable`` changes, and ``compile()`` drops the traced step; a training step that
+    kept its old trace would also keep the old list of variables to train), so a flag the
+    method sets is part of the new configuration, as if set in ``build``."""
+    if self_name is None or method.name in _PER_CALL_METHODS:
+        return False
+    stack = list(method.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _VARIABLE_FACTORIES
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self_name):
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(target, ast.Attribute) and target.attr == "trainable"
+                for target in getattr(node, "targets", None) or [node.target]):
+            return True
+        stack.extend(child_nodes(node))
+    return False
 
 
 def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.expr]]:

@@ -94,8 +94,11 @@ class CapturedMutableAttribute(Rule):
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
-    Attributes assigned only in `__init__`, `build`, `__post_init__`, `setUp` or the hooks
-    Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), attributes
+    Attributes assigned only in `__init__`, `build`, `__post_init__`, `setUp`, the hooks
+    Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), or a
+    method that adds weights or changes which weights train (`self.add_weight(...)`,
+    `layer.trainable = False`, as LoRA's `enable_lora()` does: Keras must compile the model
+    again after such a change, and the traced step is made anew), attributes
     that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`),
     and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
     initialisation, which sets an attribute once while it is still unset: an assignment in
