@@ -360,10 +360,33 @@ PEP_701 = [
 
 
 @pytest.mark.parametrize("source", PEP_701)
-def test_an_f_string_only_newer_python_parses_is_not_analysed_not_wrong(source):
+def test_an_f_string_only_newer_python_parses_is_analysed(source):
     """Python 3.12 accepts these f-strings (PEP 701); an older Python, running the linter,
-    cannot parse them: the file is said to be not analysed, not to be in error."""
+    cannot parse them with ``ast``, but LibCST can: the module is analysed all the same."""
+    assert lint_snippet(source) == []
+
+
+def test_a_module_with_newer_f_strings_is_linted_as_written():
+    # the traced print after the f-string is found, at its own line and column
+    source = ('import tensorflow as tf\nd = {"k": "é"}\nlabel = f"{d["k"]}: {\n  d}"\n\n'
+              '@tf.function\ndef step(x):\n    y = f"{d["k"]}"; print(x)\n    return x\n')
     findings = lint_snippet(source)
+    assert [(f.code, f.line, f.column) for f in findings] == [("TFF101", 8, 22)]
+
+
+def test_a_fix_in_a_module_with_newer_f_strings_keeps_every_other_byte():
+    source = ('import tensorflow as tf\nd = {"k": 1}\n\n@tf.function\ndef step(x):\n'
+              '    y = f"{d["k"]}"\n    print("x:", x)\n    return x\n')
+    result = engine.lint_text("step.py", source, Settings(unsafe_fixes=True).resolved(),
+                              fix=True)
+    assert result.fix_error is None and result.fixed_source is not None
+    assert result.fixed_source == source.replace("    print(", "    tf.print(")
+
+
+def test_a_newer_f_string_in_a_module_the_running_python_cannot_parse_otherwise():
+    """Blanking the f-strings does not make the rest parse (here a ``type`` statement,
+    Python 3.12's too): under an older Python the file is said to be not analysed."""
+    findings = lint_snippet('d = {"k": 1}\nx = f"{d["k"]}"\ntype Pair = tuple[int, int]\n')
     if sys.version_info >= (3, 12):
         assert findings == []
     else:

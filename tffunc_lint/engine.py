@@ -467,7 +467,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
         # rescan every node of a big file again and again while they are built.
         gc.disable()
         if tree is None:
-            tree = parse_module(text, lines, path)
+            tree = _parse_any_python(text, lines, path)
         analysis.run(tree, view, fix, index)
         findings = analysis.findings
     except SyntaxError as error:
@@ -559,6 +559,27 @@ def _syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
     return f"syntax error: {message}"
 
 
+def _parse_any_python(text: str, lines: Sequence[str], path: str) -> ast.Module:
+    """:func:`parse_module`; where the running Python is older than 3.12 and the module
+    has f-strings, which PEP 701 may make valid, the tree of the text with its f-strings
+    blanked (:func:`newer_fstrings.older_text`) when that parses. Raises the first error
+    otherwise."""
+    try:
+        return parse_module(text, lines, path)
+    except SyntaxError as error:
+        if sys.version_info >= (3, 12) or not _F_STRING_START.search(text):
+            raise
+        from .analysis.newer_fstrings import older_text  # only for such rare modules
+
+        older = older_text(text)
+        if older is None:
+            raise
+        try:
+            return ast.parse(older, filename=path)
+        except SyntaxError:
+            raise error from None
+
+
 def _newer_f_string(error: SyntaxError, lines: Sequence[str]) -> bool:
     """The error is at an f-string that only PEP 701 makes valid: unterminated where one of
     its braces is still open at the end of the line and a later line closes the field and
@@ -596,7 +617,7 @@ def _describe(error: BaseException) -> str:
 def _checked_fix(result: FileResult, new_text: str) -> FileResult:
     """Keep a fix only if the fixed file still parses; otherwise leave the file as it is."""
     try:
-        ast.parse(new_text)
+        _parse_any_python(new_text, split_lines(new_text), "<fixed>")
         cst.parse_module(new_text)
     except Exception as error:  # noqa: BLE001
         result.fix_error = f"fix skipped: the fixed file would not parse ({error})"
