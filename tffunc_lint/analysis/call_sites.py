@@ -57,6 +57,9 @@ Slot = Tuple[str, object]
 """Where an argument sits in a call: ("pos", index) or ("kw", name)."""
 
 VARYING, LITERAL, DATA, ITERATOR = "varying", "literal", "data", "iterator"
+OPTIMIZER = "optimizer"
+"""A Keras optimizer the module makes (``opt = tf.keras.optimizers.Adam()``), its value
+the spelling and the line that makes it: one object."""
 
 
 @dataclass(eq=False)
@@ -160,6 +163,14 @@ class Argument:
     objects: Tuple[Tuple[object, str], ...] = ()
     """The call's other arguments that are Python objects, each traced apart: literals,
     and the module's functions and classes (``random_apply(color_drop, p=0.2)``), by slot."""
+    branches: Tuple[Tuple[int, bool], ...] = ()
+    """The ``if`` statements around the call, each as (its line, in its body rather than
+    its ``else``): two calls that one ``if`` puts in different branches never both run."""
+
+    def exclusive(self, other: "Argument") -> bool:
+        """This call and ``other`` are in different branches of one ``if``."""
+        mine = dict(self.branches)
+        return any(line in mine and mine[line] != body for line, body in other.branches)
 
 
 @dataclass
@@ -176,6 +187,18 @@ class CallSites:
     iterators: Dict[FunctionKey, Dict[str, str]] = field(default_factory=dict)
     """Traced function → parameter → the Python iterator a call site passes to it."""
     arguments: List[Argument] = field(default_factory=list)
+
+    def optimizers(self, key: FunctionKey, parameter: str) -> List[Argument]:
+        """Two calls of the traced function ``key`` that pass different Keras optimizers
+        the module makes for ``parameter``, the first two found in source order that can
+        both run; empty when there are none."""
+        passed = [a for a in self.arguments if a.kind == OPTIMIZER
+                  and a.parameter == parameter and a.callee.key == key]
+        for index, first in enumerate(passed):
+            for second in passed[index + 1:]:
+                if second.value != first.value and not first.exclusive(second):
+                    return [first, second]
+        return []
 
     def codes(self) -> Set[str]:
         return {code for found in self.findings.values() for code, _, _ in found}
@@ -273,6 +296,18 @@ def _has_input_signature(call: Optional[ast.Call]) -> bool:
     if value is None and len(call.args) > 1:
         value = call.args[1]
     return value is not None and not (isinstance(value, ast.Constant) and value.value is None)
+
+
+def _only_assignment(cls: ast.ClassDef, attribute: str) -> Optional[ast.stmt]:
+    """The one statement of the class's methods that assigns ``self.<attribute>``, or
+    None when there is not exactly one."""
+    found = [statement for method in cls.body if isinstance(method, _FUNCTIONS)
+             for statement in iter_statements(method.body, into_scopes=False)
+             if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+             and any(isinstance(target, ast.Attribute) and target.attr == attribute
+                     and isinstance(target.value, ast.Name) and target.value.id == "self"
+                     for target in getattr(statement, "targets", None) or [statement.target])]
+    return found[0] if len(found) == 1 else None
 
 
 def _direct_defs(body) -> Dict[str, ast.AST]:
@@ -615,13 +650,48 @@ class _CallScanner:
             if parameter is None:
                 continue
             kind, value = self._classify(expression, frame, 0)
+            if kind is None:
+                kind, value = self._optimizer(expression, frame)
             if kind is not None:
                 found.append(Argument(
                     callee, parameter, slot, kind, value, call.lineno,
                     straight=self._straight(frame),
                     objects=tuple((other, text) for other, text in objects
-                                  if other != slot and text is not None)))
+                                  if other != slot and text is not None),
+                    branches=self._branches() if kind == OPTIMIZER else ()))
         return found
+
+    def _branches(self) -> Tuple[Tuple[int, bool], ...]:
+        return tuple((parent.lineno, any(child is node for node in parent.body))
+                     for parent, child in zip(self.parents, self.parents[1:])
+                     if isinstance(parent, ast.If) and child is not parent.test)
+
+    def _optimizer(self, node: ast.expr, frame: _Frame) -> Tuple[Optional[str], object]:
+        """(OPTIMIZER, (spelling, line)) for a Keras optimizer the module makes and never
+        builds: a name its scope binds once, to ``keras.optimizers.X(...)``, or
+        ``self.x`` that the class assigns once, to one."""
+        if isinstance(node, ast.Name):
+            bindings = frame.bindings(self.tree).get(node.id, [])
+            if frame.node is not None and not bindings:  # a global the function reads
+                bindings = self._module_frame.bindings(self.tree).get(node.id, [])
+            made = bindings[0] if len(bindings) == 1 else None
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id == "self"):
+            cls = next((p for p in reversed(self.parents) if isinstance(p, ast.ClassDef)),
+                       None)
+            made = _only_assignment(cls, node.attr) if cls is not None else None
+        else:
+            return None, None
+        if not (isinstance(made, ast.Assign) and len(made.targets) == 1
+                and isinstance(made.value, ast.Call)):
+            return None, None
+        qualified = self._qualified(made.value.func) or ""
+        module, _, name = qualified.rpartition(".")
+        spelling = ast_dotted_name(node) or ""
+        if not (module.startswith("keras.optimizers") and name[:1].isupper()) or (
+                f"{spelling}.build(" in self.context.text):
+            return None, None
+        return OPTIMIZER, (spelling, made.lineno)
 
     def _object(self, expression: ast.expr) -> Optional[str]:
         """The Python object an argument is, as text, when it is one that tf.function traces

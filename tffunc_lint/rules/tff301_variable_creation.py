@@ -7,6 +7,7 @@ from typing import List
 
 from ..analysis.lazy_libcst import cst
 
+from ..analysis.call_sites import OPTIMIZER, call_sites
 from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
@@ -34,6 +35,9 @@ _LAYERS_WITH_SEED = frozenset({
     "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
     "GaussianDropout", "AlphaDropout",
 })
+#: The optimizer methods that create its variables on their first call.
+_APPLIES = frozenset({"apply_gradients", "minimize", "apply"})
+_APPLY_TRIGGER = lazy_compile(r"\.\s*(?:apply_gradients|minimize|apply)\s*\(")
 
 
 class VariableCreatedInTfFunction(Rule):
@@ -43,7 +47,11 @@ class VariableCreatedInTfFunction(Rule):
     Flags `tf.Variable(...)`, and the construction of Keras layers that own weights (`Dense`,
     `Conv2D`, `Embedding`, `BatchNormalization`, recurrent layers …) and of Keras optimizers,
     in code that TensorFlow traces, unless the creation is guarded so that it happens only
-    once.
+    once. Flags too the `apply_gradients` (`apply`, `minimize`) of an optimizer that the
+    traced function takes as a parameter, when its calls pass two different Keras
+    optimizers the module makes (`train_step(w, x, y, opt1)`, then `train_step(w, x, y,
+    opt2)`): an optimizer creates its variables when it is first applied, and the second
+    one does so on the trace its new object causes.
 
     ## Why is this bad?
     A `tf.function` may create variables only once, on its first call. When it sees a
@@ -77,6 +85,12 @@ class VariableCreatedInTfFunction(Rule):
     ```
 
     ## Known problems
+    Two optimizers are reported only when each is a name bound once (or an attribute the
+    class assigns once) to `keras.optimizers.X(...)`, neither is built first
+    (`opt.build(variables)`), and no `if` puts the two calls in different branches;
+    optimizers passed on through helpers, or made in a loop, are missed. The same error
+    comes from two Keras models without weights yet passed to one `tf.function`; that case
+    is not reported.
     Creation guarded by `if self.v is None:` or `if not hasattr(self, "v"):` (the singleton
     pattern the guide documents) is not flagged, nor creation inside `with tf.init_scope():`.
     A `not self.built` (or "initialized") flag counts as such a guard too, and so does any
@@ -115,6 +129,7 @@ class VariableCreatedInTfFunction(Rule):
 
     ## References
     - [Better performance with tf.function: Creating tf.Variables](https://www.tensorflow.org/guide/function#creating_tfvariables)
+    - [Better performance with tf.function: Using multiple Keras optimizers](https://www.tensorflow.org/guide/function#using_with_multiple_keras_optimizers)
     - [Introduction to graphs and tf.function](https://www.tensorflow.org/guide/intro_to_graphs)
     """
 
@@ -127,12 +142,24 @@ class VariableCreatedInTfFunction(Rule):
     triggers = (lazy_compile(words(["Variable"]) + r"\s*\(|"
                              + words(["layers", "optimizers"]) + r"\.[A-Z]"),)
 
+    def __init__(self, context):
+        super().__init__(context)
+        self._applied = set()
+
     @classmethod
     def triggers_for(cls, context):
         imported = context.names.local_names_for(_KERAS_FACTORIES + ("tensorflow.Variable",))
-        return cls.triggers + ((re.compile(words(imported) + r"\s*\("),) if imported else ())
+        found = cls.triggers + ((re.compile(words(imported) + r"\s*\("),) if imported else ())
+        if any(a.kind == OPTIMIZER for a in call_sites(context).arguments):
+            found += (_APPLY_TRIGGER,)
+        return found
 
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value in _APPLIES
+                and isinstance(func.value, cst.Name)):
+            self._second_optimizer(node, func.value.value)
+            return
         qualified = self.context.qualified_name(node.func)
         if qualified is None or self._guarded():
             return
@@ -143,6 +170,27 @@ class VariableCreatedInTfFunction(Rule):
             self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
                               "function creates new variables on every trace and raises "
                               "ValueError; create it once outside, e.g. in __init__")
+
+    def _second_optimizer(self, node: cst.Call, parameter: str) -> None:
+        """``optimizer.apply_gradients(...)`` on a parameter that calls of the traced
+        function pass two different Keras optimizers for: each creates its variables on its
+        first use, the second on a new trace, which raises (the function guide's "Using
+        multiple Keras optimizers")."""
+        function = self.context.function
+        if (function is None or parameter not in function.parameters
+                or (function.key, parameter) in self._applied):
+            return
+        pair = call_sites(self.context).optimizers(function.key, parameter)
+        if not pair:
+            return
+        self._applied.add((function.key, parameter))
+        (first, _), (second, _) = pair[0].value, pair[1].value
+        self.report(node, (
+            f"calls pass two Keras optimizers for `{parameter}` ({first}, then {second} at "
+            f"line {pair[1].line}): an optimizer creates its variables when first applied, "
+            "the second one on the new trace its object causes, and tf.function raises "
+            "ValueError (variables only on the first call); make a tf.function per "
+            "optimizer, or build each first with `optimizer.build(variables)`"))
 
     def _holds_seed(self, node: cst.Call, qualified: str) -> bool:
         module, _, name = qualified.rpartition(".")
