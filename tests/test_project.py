@@ -1256,7 +1256,8 @@ _DROPOUT_NET = ("import tensorflow as tf\nfrom tensorflow.keras import layers\n\
     ('"./weights/net.h5"', '"./weights/net.h5"', []),
     ('"./weights/net.ckpt"', '"./weights/net.ckpt"', []),
     ('filepath="net.h5"', '"net.h5"', []),
-    # names Keras 3 takes: nothing says the scripts run on Keras 2
+    # names Keras 3 takes: nothing says the scripts run on Keras 2, and the prediction
+    # script's set-up says Keras 3
     ('"./weights/net.weights.h5"', '"./weights/net.weights.h5"', [("model.py", 11)]),
     ('path', 'path', [("model.py", 11)]),
     # one program written for Keras 2, the other showing no version: one environment
@@ -1274,6 +1275,7 @@ def test_a_module_that_only_keras_2_programs_import_runs_on_keras_2(
         "for epoch in range(2):\n    train_step(tf.ones((2, 4)))\n"
         f"    model.save_weights({train_saves})\n")
     (tmp_path / "predict.py").write_text(
+        "# Set-up: pip install -U tensorflow\n"
         "import tensorflow as tf\nfrom model import Net\n\nmodel = Net()\npath = 'w'\n"
         f"model.save_weights({predict_loads})\nprint(model.predict(tf.ones((2, 4))))\n")
     assert _where(capsys, tmp_path, code="TFF301") == found

@@ -239,7 +239,8 @@ model.fit(features, labels)
     # ``tf.keras`` is Keras 2: a Dropout made in ``call`` holds no variable
     ("poetry.lock", []),
     ("uv.lock", []),
-    (None, [("gcn.py", 6, "TFF301")]),   # 2.16 and later are allowed: Keras 3's seed variable
+    # 2.16 and later are allowed, but nothing says the project runs them
+    (None, []),
 ])
 def test_a_lock_file_narrows_the_releases_declared(capsys, lock, found):
     write("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "^2.11.1"\n')
@@ -248,6 +249,30 @@ def test_a_lock_file_narrows_the_releases_declared(capsys, lock, found):
                     '[[package]]\nname = "tensorflow"\nversion = "2.12.0"\n')
     write("gcn.py", LOCKED_DROPOUT)
     assert reported(run(capsys, "--no-cache", "gcn.py")) == found
+
+
+@pytest.mark.parametrize("files, found", [
+    ({}, []),                                                   # nothing says which Keras
+    ({"requirements.txt": "tensorflow>=2.16\n"}, [("gcn.py", 6, "TFF301")]),
+    ({"requirements.txt": "tensorflow>=2.10\n"}, []),           # Keras 2 releases allowed
+    # a program importing the module uses Keras 3's API: they run on Keras 3
+    ({"train.py": "import gcn\nfrom keras import ops\n\nprint(ops.norm([3.0, 4.0]))\n"},
+     [("gcn.py", 6, "TFF301")]),
+    # ... unless a program importing it runs only on Keras 2 (a function Keras 3 removed)
+    ({"train.py": "import gcn\nfrom keras import ops\n",
+      "util.py": "import gcn\nfrom tensorflow.keras import backend as K\n\n"
+                 "def width(x):\n    return K.int_shape(x)[-1]\n"}, []),
+    # a module that nothing links to the model's by imports tells nothing of its Keras
+    ({"ops.py": "from keras import ops\n\ndef norm(x):\n    return ops.norm(x)\n"}, []),
+    # a notebook that upgrades TensorFlow to its newest release, and uses the model
+    ({"train.ipynb": "!pip install -q --upgrade tensorflow\nimport gcn\n"},
+     [("gcn.py", 6, "TFF301")]),
+])
+def test_dropout_holds_a_seed_variable_where_something_says_keras_3(capsys, files, found):
+    for name, content in files.items():
+        write(name, notebook(("code", content)) if name.endswith(".ipynb") else content)
+    write("gcn.py", LOCKED_DROPOUT)
+    assert reported(run(capsys, "--no-cache", "gcn.py", *files)) == found
 
 
 def test_only_folders_for_environments_say_how_to_run_the_project(capsys):

@@ -34,7 +34,8 @@ from . import noqa
 from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
-from .analysis.tensorflow_versions import narrowest, releases_after, releases_before_python
+from .analysis.tensorflow_versions import (KERAS_3_PYTHON, KERAS_3_SINCE, narrowest,
+                                           releases_after, releases_before_python)
 from .analysis.test_code import is_test_module
 from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
                                     lambda_key, may_trace)
@@ -292,17 +293,21 @@ def _lint_notebook(path: str, source: bytes, settings: Settings, fix: bool,
     if not book.python:
         return FileResult(path, [])
     # What the notebook last ran on: its kernel's Python, the release its outputs show.
-    ran_before = narrowest(releases_before_python(kernel_python(book.data)),
-                           releases_after(tensorflow_ran(book.data)))
+    python, ran = kernel_python(book.data), tensorflow_ran(book.data)
+    ran_before = narrowest(releases_before_python(python), releases_after(ran))
+    # A release with Keras 3, or a Python only such releases support, says Keras 3.
+    keras_3 = (ran is not None and ran >= KERAS_3_SINCE
+               or python is not None and python >= KERAS_3_PYTHON)
     result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                       fix=fix and not book.errors, index=index, ran_before=ran_before)
+                       fix=fix and not book.errors, index=index, ran_before=ran_before,
+                       keras_3=keras_3)
     if result.fixed_source is not None:
         try:
             result.fixed_source = book.with_fixed(result.fixed_source)
             result.original = source
         except NotebookError as error:
             result = lint_text(path, book.text, settings, enabled=enabled, view=view,
-                               ran_before=ran_before)
+                               ran_before=ran_before, keras_3=keras_3)
             result.fix_error = f"fix skipped: {error}"
     findings = result.findings + [
         _file_finding(path, message, line, column) for line, column, message in book.errors
@@ -445,7 +450,7 @@ def lint_text(path: str, text: str, settings: Settings, *,
               lines: Optional[List[str]] = None,
               own_lines: Optional[Tuple[int, int]] = None,
               index: Optional[ModuleIndex] = None, alone: bool = False,
-              ran_before: Optional[Version] = None) -> FileResult:
+              ran_before: Optional[Version] = None, keras_3: bool = False) -> FileResult:
     """Lint decoded source. ``tree`` may pass an ``ast`` parse the caller already has, and
     ``lines`` the text's :func:`split_lines`; ``own_lines`` (first, last) are the lines
     whose findings the caller keeps (a piece of a long module): no LibCST tree is made of
@@ -454,13 +459,15 @@ def lint_text(path: str, text: str, settings: Settings, *,
     (no project is joined from its index), so a file that no rule can apply to without
     traced code, and that has none (:func:`may_trace`), is not indexed at all.
     ``ran_before``: the first TensorFlow release a notebook was not last run on (its
-    kernel's Python no longer supported there, or after the release its outputs show)."""
+    kernel's Python no longer supported there, or after the release its outputs show).
+    ``keras_3``: the notebook shows it last ran a TensorFlow with Keras 3."""
     enabled = settings.enabled_for(path) if enabled is None else enabled
     lines = split_lines(text) if lines is None else lines
     analysis = _Analysis(path, text, lines, settings, enabled)
     analysis.own_lines = own_lines
     analysis.alone = alone
     analysis.ran_before = ran_before
+    analysis.keras_3 = keras_3
     collecting = gc.isenabled()
     try:
         # The trees are acyclic and freed by reference counting; the cyclic collector would
@@ -639,6 +646,7 @@ class _Analysis:
         self.own_lines: Optional[Tuple[int, int]] = None
         self.alone = False
         self.ran_before: Optional[Version] = None
+        self.keras_3 = False
         self.settings, self.enabled = settings, enabled
         self.index: Optional[ModuleIndex] = None
         self.graph: Optional[GraphContext] = None
@@ -673,6 +681,7 @@ class _Analysis:
             self.index.text_hash = text_hash
             # What a notebook last ran on bounds the project's programs too.
             self.index.removed_before = narrowest(self.index.removed_before, self.ran_before)
+            self.index.keras_3 = self.index.keras_3 or self.keras_3
         self.graph = (GraphContext(self.index, *view) if view is not None
                       else GraphContext.for_module(self.index))
         if self.graph.superseded:  # nothing of a kept copy runs

@@ -70,6 +70,9 @@ class ModuleView(NamedTuple):
     superseded: bool = False
     """The module is a kept copy of another that nothing runs (see
     ``ProjectGraph.superseded``)."""
+    keras_3: bool = False
+    """The text of the module, or of a linted module linked to it by imports, says it runs
+    on Keras 3 (see ``ProjectGraph.keras_3``)."""
 
 
 #: The stem of a file kept as a copy of another: the other's stem, then a word saying so
@@ -198,6 +201,7 @@ class ProjectGraph:
         self._left_behind: Dict[str, bool] = {}
         self._tf1: Dict[str, bool] = {}
         self._before: Dict[str, Optional[Tuple[int, int]]] = {}
+        self._keras_3: Optional[FrozenSet[str]] = None
         self._any_before: Optional[bool] = None
         #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
         #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
@@ -633,7 +637,8 @@ class ProjectGraph:
                           self.keras_classes(index), self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
-                          self.runs_before(index), self.superseded(index))
+                          self.runs_before(index), self.superseded(index),
+                          self.keras_3(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -1025,6 +1030,35 @@ class ProjectGraph:
                 self.on_tensorflow_1(other) for other in importers)
             self._tf1[index.path] = known
         return known
+
+    def keras_3(self, index: ModuleIndex) -> bool:
+        """The text of ``index``, or of a linted module linked to it by imports (either way,
+        in turn), says it runs on Keras 3 (``ModuleIndex.keras_3``: ``keras.ops``,
+        ``keras_core``, an upgrade of TensorFlow to its newest release, a notebook run on
+        it): the programs of a project and the modules they import share one
+        environment."""
+        if self._keras_3 is None:
+            self._keras_3 = self._linked_to_keras_3()
+        return index.path in self._keras_3
+
+    def _linked_to_keras_3(self) -> FrozenSet[str]:
+        start = [other for other in self.by_path.values() if other.keras_3]
+        if not start:
+            return frozenset()
+        imported: Dict[str, List[ModuleIndex]] = {}
+        for other in self.by_path.values():
+            for importer in self._importers_of(other) + self._more_importers(other):
+                imported.setdefault(importer.path, []).append(other)
+        found = {other.path for other in start}
+        queue = deque(start)
+        while queue:
+            module = queue.popleft()
+            for linked in (self._importers_of(module) + self._more_importers(module)
+                           + imported.get(module.path, [])):
+                if linked.path not in found:
+                    found.add(linked.path)
+                    queue.append(linked)
+        return frozenset(found)
 
     def runs_before(self, index: ModuleIndex) -> Optional[Tuple[int, int]]:
         """The first TensorFlow release ``index`` no longer runs on: its code uses an API
@@ -1584,8 +1618,12 @@ class GraphContext:
                  whole_program: bool = False, imported_names: FrozenSet[str] = frozenset(),
                  runs_eagerly: bool = False, self_contained: bool = False,
                  never_run: Tuple[Tuple[int, int], ...] = (),
-                 runs_before: Optional[Tuple[int, int]] = None, superseded: bool = False):
+                 runs_before: Optional[Tuple[int, int]] = None, superseded: bool = False,
+                 keras_3: bool = False):
         self.index = index
+        self.keras_3 = keras_3
+        """The text of the module, or of a linted module linked to it by imports, says it
+        runs on Keras 3 (see ``ProjectGraph.keras_3``)."""
         self.superseded = superseded
         """A kept copy of another module that nothing runs (``losses_bkp.py`` beside
         ``losses.py``): no pitfall of it reaches the program."""
@@ -1634,7 +1672,7 @@ class GraphContext:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
-                          self.never_run, self.runs_before, self.superseded)
+                          self.never_run, self.runs_before, self.superseded, self.keras_3)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -31,7 +31,7 @@ from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTa
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import child_nodes, walk_nodes
-from .tensorflow_versions import removed_before
+from .tensorflow_versions import KERAS_3_TEXT, removed_before
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -816,6 +816,9 @@ class ModuleIndex:
     """The first TensorFlow release that removed an API the module's code uses, or that a
     notebook was not last run on (see ``tensorflow_versions``): the module runs only on
     the releases before it."""
+    keras_3: bool = False
+    """The module's text says it runs on Keras 3 (``tensorflow_versions.KERAS_3_TEXT``:
+    ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
@@ -957,6 +960,7 @@ class ModuleIndex:
         joined, starts = module_text.joined()
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
+        index.keras_3 = KERAS_3_TEXT.search(joined) is not None
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(

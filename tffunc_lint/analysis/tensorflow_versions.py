@@ -29,8 +29,9 @@ and still tests for 2.4).
 
 Rules ask ``FileContext.tensorflow_versions()``: TFF405 suggests a replacement only where
 every such version has it (and, where nothing declares a lowest release, the module has no
-branch for TensorFlow 1); TFF301 treats ``Dropout`` and the noise layers as
-variable-free where no such version has Keras 3 (which gives them a seed variable).
+branch for TensorFlow 1); TFF301 reports ``Dropout`` and the noise layers, which Keras 3
+gives a seed variable, only where every such version has Keras 3 or the project's text says
+it runs on Keras 3 (``keras_3_evident``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .. import requirements
 from ..requirements import Version
 from .names import ast_dotted_name
 from .ast_walk import child_nodes, walk_nodes
+from .patterns import lazy_compile
 from .source_lines import SourceLines
 
 #: What TensorFlow removed, by qualified-name prefix, and the release that removed it.
@@ -61,6 +63,19 @@ _KERAS_3_BACKEND = frozenset({
 })
 #: TensorFlow 2.16 made Keras 3 its ``tf.keras``.
 KERAS_3_SINCE = (2, 16)
+#: The first Python that only TensorFlow releases with Keras 3 support (2.16 and later).
+KERAS_3_PYTHON = (3, 12)
+_TENSORFLOW = r"\btensorflow(?:[-_](?:cpu|gpu))?(?:[ \t]*>=[ \t]*[\d.]+)?(?![\w.=<>~-])"
+#: Text that says the module runs on Keras 3: its API (``keras.ops``, ``from keras import
+#: ops``, ``keras_core``, ``keras_hub``, ``keras.random.SeedGenerator``), an install of
+#: ``keras>=3``, or an upgrade of TensorFlow to its newest release (``pip install -U
+#: tensorflow``), which has had Keras 3 since 2.16.
+KERAS_3_TEXT = lazy_compile(
+    r"\bkeras\.ops\b|\bfrom[ \t]+keras[ \t]+import[ \t]+(?:\([^)]*|[^\n]*)\bops\b"
+    r"|\bkeras_core\b|\bkeras_hub\b|\bkeras\.random\.SeedGenerator\b"
+    r"|\binstall\b[^\n]*\bkeras[ \t]*(?:>=|==|~=)[ \t]*3"
+    r"|\binstall\b[^\n]*?(?:-U|--upgrade)\b[^\n]*?" + _TENSORFLOW
+    + r"|\binstall\b[^\n]*?" + _TENSORFLOW + r"[^\n]*?(?:[ \t]-U|--upgrade)\b")
 
 
 #: Text without which a module calls none of the removed APIs above.
@@ -167,6 +182,20 @@ def keras_2_only(context) -> bool:
     """Every TensorFlow version the module can run on is older than Keras 3's (see the
     module docstring); a ``context.fact``."""
     return not requirements.has_anywhere(context.tensorflow_versions(), KERAS_3_SINCE)
+
+
+def keras_3_evident(context) -> bool:
+    """Something says the module runs on Keras 3, and nothing that it runs on Keras 2 only
+    (``keras_2_only``): every TensorFlow it may run on has Keras 3, or the module's text,
+    or that of a linted module linked to it by imports, says it runs on Keras 3
+    (``ProjectGraph.keras_3``); a ``context.fact``."""
+    spec = context.tensorflow_versions()
+    if not requirements.has_anywhere(spec, KERAS_3_SINCE):
+        return False
+    low = requirements.bounds(spec)[0] if spec else None
+    graph = context.graph
+    return (low is not None and low >= KERAS_3_SINCE
+            or graph is not None and graph.keras_3)
 
 
 #: What the module's code reads the running TensorFlow's version from.

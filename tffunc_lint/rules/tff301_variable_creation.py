@@ -12,7 +12,7 @@ from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.tensorflow_versions import keras_2_only
+from ..analysis.tensorflow_versions import keras_3_evident
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -111,9 +111,16 @@ class VariableCreatedInTfFunction(Rule):
     such a class fitted itself, as the subclassed model, is missed.
     Layers
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
-    call is wasteful but does not raise. `Dropout` and the noise layers are reported as Keras 3
-    (the default since TensorFlow 2.16) builds them, with a seed variable; taken from
-    `tf_keras` (Keras 2, no seed variable) they are not, nor in a module written for Keras 2
+    call is wasteful but does not raise. `Dropout` and the noise layers hold a seed variable
+    only as Keras 3 (the default since TensorFlow 2.16) builds them, and are reported only
+    where something says the code runs on Keras 3: the project requires TensorFlow 2.16 or
+    later, or the text of one of its linted modules uses Keras 3's API (`keras.ops`,
+    `from keras import ops`, `keras_core`, `keras_hub`), installs `keras>=3`, or upgrades
+    TensorFlow to its newest release (`pip install -U tensorflow`). Code that says nothing
+    of its Keras is not reported: most such code was written for Keras 2, where these
+    layers hold no variable. Taken from
+    `tf_keras` (Keras 2, no seed variable) they are not reported either, nor in a module
+    written for Keras 2
     (it calls a `keras.backend` function Keras 3 no longer has, such as `K.int_shape` or
     `K.dot`, saves weights to a file name Keras 3 refuses, such as
     `model.save_weights("model.h5")`, or uses another API removed before it, such as
@@ -198,7 +205,7 @@ class VariableCreatedInTfFunction(Rule):
                 and not self.context.names.imported_from(dotted_name(node.func) or "",
                                                          "tf_keras")
                 and not self._optional_by_rate(node)
-                and not self.context.fact("keras-2-only", keras_2_only))
+                and self.context.fact("keras-3", keras_3_evident))
 
     def _optional_by_rate(self, node: cst.Call) -> bool:
         """Made only under a test of its own rate (``if self.drop_rate: x = Dropout(
