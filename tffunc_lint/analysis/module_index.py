@@ -31,7 +31,7 @@ from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTa
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import child_nodes, walk_nodes
-from .tensorflow_versions import KERAS_3_TEXT, removed_before
+from .tensorflow_versions import removed_before, says_keras_3
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -817,7 +817,7 @@ class ModuleIndex:
     notebook was not last run on (see ``tensorflow_versions``): the module runs only on
     the releases before it."""
     keras_3: bool = False
-    """The module's text says it runs on Keras 3 (``tensorflow_versions.KERAS_3_TEXT``:
+    """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
@@ -960,7 +960,7 @@ class ModuleIndex:
         joined, starts = module_text.joined()
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
-        index.keras_3 = KERAS_3_TEXT.search(joined) is not None
+        index.keras_3 = says_keras_3(joined)
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(

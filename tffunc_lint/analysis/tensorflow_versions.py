@@ -66,16 +66,24 @@ KERAS_3_SINCE = (2, 16)
 #: The first Python that only TensorFlow releases with Keras 3 support (2.16 and later).
 KERAS_3_PYTHON = (3, 12)
 _TENSORFLOW = r"\btensorflow(?:[-_](?:cpu|gpu))?(?:[ \t]*>=[ \t]*[\d.]+)?(?![\w.=<>~-])"
-#: Text that says the module runs on Keras 3: its API (``keras.ops``, ``from keras import
-#: ops``, ``keras_core``, ``keras_hub``, ``keras.random.SeedGenerator``), an install of
-#: ``keras>=3``, or an upgrade of TensorFlow to its newest release (``pip install -U
-#: tensorflow``), which has had Keras 3 since 2.16.
-KERAS_3_TEXT = lazy_compile(
-    r"\bkeras\.ops\b|\bfrom[ \t]+keras[ \t]+import[ \t]+(?:\([^)]*|[^\n]*)\bops\b"
-    r"|\bkeras_core\b|\bkeras_hub\b|\bkeras\.random\.SeedGenerator\b"
-    r"|\binstall\b[^\n]*\bkeras[ \t]*(?:>=|==|~=)[ \t]*3"
-    r"|\binstall\b[^\n]*?(?:-U|--upgrade)\b[^\n]*?" + _TENSORFLOW
-    + r"|\binstall\b[^\n]*?" + _TENSORFLOW + r"[^\n]*?(?:[ \t]-U|--upgrade)\b")
+#: Keras 3's API: ``keras.ops`` (``from keras import ops``), ``keras_core``, ``keras_hub``,
+#: ``keras.random.SeedGenerator``. Each starts with ``keras``, which the search looks for
+#: first.
+_KERAS_3_API = lazy_compile(
+    r"keras(?:\.ops\b|_core\b|_hub\b|\.random\.SeedGenerator\b"
+    r"|[ \t]+import[ \t]+(?:\([^)]*|[^\n]*)\bops\b)")
+#: An install of ``keras>=3``, or an upgrade of TensorFlow to its newest release (``pip
+#: install -U tensorflow``), which has had Keras 3 since 2.16.
+_KERAS_3_INSTALL = lazy_compile(
+    r"install\b(?:[^\n]*\bkeras[ \t]*(?:>=|==|~=)[ \t]*3"
+    r"|[^\n]*?(?:-U|--upgrade)\b[^\n]*?" + _TENSORFLOW
+    + r"|[^\n]*?" + _TENSORFLOW + r"[^\n]*?(?:[ \t]-U|--upgrade)\b)")
+
+
+def says_keras_3(text: str) -> bool:
+    """The text says it runs on Keras 3: its API, or an install of it."""
+    return (_KERAS_3_API.search(text) is not None
+            or "install" in text and _KERAS_3_INSTALL.search(text) is not None)
 
 
 #: Text without which a module calls none of the removed APIs above.
