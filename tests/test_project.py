@@ -616,6 +616,23 @@ _DETECTOR = {
      [("misc.py", 5, "TFF204")]),
     # ... though one that only runs it runs the layer as the script does
     ({"evaluate.py": "import train_detector\n"}, []),
+    # the script hands the model to a trainer of the project whose tf.function step calls
+    # it (a diffusion model's trainer, round 176)
+    ({"detection/trainer.py": "import tensorflow as tf\n\n\nclass Trainer:\n"
+                              "    def __init__(self, model):\n        self.model = model\n\n"
+                              "    @tf.function\n    def step(self, x):\n"
+                              "        return self.model(x)\n",
+      "train_detector.py": "from detection.trainer import Trainer\n\n"
+                           "Trainer(model).step(tf.ones((2, 4)))\n"},
+     [("misc.py", 5, "TFF204")]),
+    # ... not one whose steps run eagerly, nor one whose traced code calls no model
+    ({"detection/trainer.py": "import tensorflow as tf\n\n\nclass Trainer:\n"
+                              "    def __init__(self, model):\n        self.model = model\n\n"
+                              "    def step(self, x):\n        return self.model(x)\n\n"
+                              "    @tf.function\n    def scale(self, x):\n"
+                              "        return x * 2\n",
+      "train_detector.py": "from detection.trainer import Trainer\n\n"
+                           "Trainer(model).step(tf.ones((2, 4)))\n"}, []),
 ])
 def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
         capsys, tmp_path, extra, found):

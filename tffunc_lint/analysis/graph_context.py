@@ -202,6 +202,7 @@ class ProjectGraph:
         self._tf1: Dict[str, bool] = {}
         self._before: Dict[str, Optional[Tuple[int, int]]] = {}
         self._keras_3: Optional[FrozenSet[str]] = None
+        self._hands_on: Dict[str, bool] = {}
         self._any_before: Optional[bool] = None
         #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
         #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
@@ -1194,7 +1195,8 @@ class ProjectGraph:
             importers = self._importers_of(index)
         found = bool(importers) and all(
             (self.script(other) or self._part_of_programs(other))
-            and not self.runs_keras(other) for other in importers)
+            and not self.runs_keras(other) and not self._hands_on_in_graphs(other)
+            for other in importers)
         self._program_parts[index.path] = found
         return found
 
@@ -1356,6 +1358,44 @@ class ProjectGraph:
                 return True
         return False
 
+    def _hands_on_in_graphs(self, index: ModuleIndex) -> bool:
+        """``index`` hands its models to traced code of the project
+        (``_hands_to_traced_code``), and does not run it eagerly."""
+        return (not self.on_tensorflow_1(index) and not self.runs_eagerly(index)
+                and self._hands_to_traced_code(index))
+
+    def _hands_to_traced_code(self, index: ModuleIndex) -> bool:
+        """``index`` calls a class of another linted module whose own traced code may call
+        a model (``_may_run_models``): a trainer that wraps the model it is given in a
+        ``tf.function`` step (``DiffusionModel(unet, ...)``, whose ``@tf.function
+        train_step`` calls ``self.model(x)``), or such a traced function itself."""
+        known = self._hands_on.get(index.path)
+        if known is not None:
+            return known
+        found = False
+        for target in sorted(set(index.class_users) | index.module_calls):
+            made = self._class(index, ("external", target))
+            if made is not None:
+                module, qualname = made
+                cls = module.classes.get(qualname) if module is not index else None
+                keys = set(cls.methods.values()) if cls is not None else set()
+                traced = [entry.target for entry in module.entries
+                          if entry.target[0] == "local" and entry.target[1] in keys
+                          or entry.target[:2] == ("method", qualname)]
+            else:
+                resolved = self.resolve(index, ("external", target))
+                if resolved is None or resolved[0] == index.path:
+                    continue
+                module = self.by_path[resolved[0]]
+                traced = [entry.target for entry in module.entries
+                          if entry.target == ("local", resolved[1])]
+            if any(not self._keras_graph_method(module, entry)
+                   and self._may_run_models(module, entry) for entry in traced):
+                found = True
+                break
+        self._hands_on[index.path] = found
+        return found
+
     def _run_by_keras_alone(self, index: ModuleIndex, cls: ClassInfo) -> bool:
         """Only Keras itself can run the model class ``cls`` in a graph: neither its module
         nor any module that names it (``ModuleIndex.class_users``) has traced code of its
@@ -1438,7 +1478,7 @@ class ProjectGraph:
         """The code of ``index`` lets Keras run models (``_runs_keras_itself``), and neither
         runs eagerly nor on TensorFlow 1."""
         return (not self.on_tensorflow_1(index) and not self.runs_eagerly(index)
-                and self._runs_keras_itself(index))
+                and (self._runs_keras_itself(index) or self._hands_to_traced_code(index)))
 
     def compiles_only_eagerly(self) -> bool:
         """The whole project compiles its models, wherever it does, with
