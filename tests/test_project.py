@@ -649,6 +649,36 @@ def test_a_script_without_a_main_guard_runs_its_layers_as_it_runs_them(
     assert _where(capsys, tmp_path) == found
 
 
+_VAE = ("import tensorflow as tf\n\n\nclass LinearVAE(tf.keras.Model):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = tf.keras.layers.Dense(4)\n\n"
+        "    def call(self, x):\n"
+        "        return tf.keras.layers.BatchNormalization()(self.fc(x))\n")
+
+
+@pytest.mark.parametrize("evaluation, found", [
+    # its own `evaluate`, defined below the method that calls it: an eager loop too
+    ("self.evaluate(data)", []),
+    # Keras's `evaluate` of the model: Keras traces `call`
+    ("self.model.evaluate(data, data)", [("vae.py", 10)]),
+])
+def test_a_trainer_that_calls_its_own_evaluate_runs_its_model_eagerly(
+        capsys, tmp_path, evaluation, found):
+    """A study project's VAE trainer (round 178): a plain class whose ``train`` runs the
+    model in a ``GradientTape`` loop and then calls ``self.evaluate(...)``, its own method,
+    defined further down; not Keras's ``evaluate``."""
+    (tmp_path / "vae.py").write_text(_VAE)
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nfrom vae import LinearVAE\n\n\nclass MainVAE(object):\n"
+        "    def __init__(self):\n        self.model = LinearVAE()\n\n"
+        "    def train(self, data):\n        with tf.GradientTape():\n"
+        "            self.model(data)\n"
+        f"        return {evaluation}\n\n"
+        "    def evaluate(self, data):\n        return self.model(data)\n\n\n"
+        "if __name__ == '__main__':\n    MainVAE().train(tf.ones((2, 4)))\n")
+    assert _where(capsys, tmp_path, code="TFF301") == found
+
+
 _DETECTOR_MODEL = (
     "import tensorflow as tf\nfrom tensorflow.keras import Model\n"
     "from tensorflow.keras.layers import Input, Layer\n\n\n"

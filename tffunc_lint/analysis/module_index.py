@@ -102,8 +102,9 @@ _DATASET_FACTORIES = (
 DATASET, MANY = "dataset", "datasets"
 #: A name that reads as a dataset (``train_ds``, ``dataset``), where ``dataset_names`` holds.
 DATASET_NAME = lazy_compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
-#: Other libraries' datasets, whose ``.map`` is not tf.data's.
-_OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata")
+#: Other libraries' datasets, whose ``.map`` is not tf.data's (PaddlePaddle's and
+#: PaddleNLP's, MindSpore's too).
+_OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata", "paddle", "mindspore")
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
@@ -789,7 +790,8 @@ class ModuleIndex:
     dataset_names: bool = True
     """A name such as ``train_ds`` or ``dataset`` may be taken for a ``tf.data`` chain:
     not in a module that uses another library's datasets (Hugging Face ``datasets``,
-    ``torch.utils.data``), nor in a notebook that does not import TensorFlow."""
+    ``torch.utils.data``, PaddlePaddle), nor in a notebook that does not import
+    TensorFlow."""
     module_calls: Set[str] = field(default_factory=set)
     """Qualified names of functions called through an imported module (``mod.f(x)``)."""
     private_calls: Set[str] = field(default_factory=set)
@@ -1304,6 +1306,9 @@ class _Indexer:
         ) and not (index.path.endswith(".ipynb") and not any(
             target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
+        self.class_defs: Dict[str, FrozenSet[str]] = {}
+        """Class qualname → the names of the methods its body defines, known before its
+        methods are visited (one calls another defined further down)."""
         self.pending: List[Tuple[FunctionInfo, str, int, str, Tuple, int, object]] = []
         self.passed: Dict[Tuple, Tuple] = {}
         self.pending_entries: List[Tuple[str, str, int, int, Optional[FunctionKey]]] = []
@@ -1639,6 +1644,9 @@ class _Indexer:
             self.index.classes[qualname] = info
         else:
             self.index.classes.setdefault(qualname, info)
+        self.class_defs[qualname] = frozenset(
+            item.name for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
         body_scope = _Scope(None, None, info)
         for statement in node.body:
             self.visit(statement, body_scope)
@@ -1874,16 +1882,22 @@ class _Indexer:
                 self.index.compiles_keras = True
             if receiver_name is not None:
                 self._asks_eagerly(receiver_name, value, scope)
+        own = False
         if attr in _KERAS_RUNS_AND_EXPORTS and given:
             receiver = self._callable(func, scope)
             if receiver is not None and receiver[0] == "method" and receiver[1] in (
-                    self.index.classes) and attr not in self.index.classes[receiver[1]].methods:
+                    self.index.classes):
                 # (a class that defines its own ``evaluate`` runs that, not Keras's)
-                (self.index.eager_run_classes if eager
-                 else self.index.keras_trained_classes if attr in KERAS_TRAINING
-                 else self.index.keras_run_classes).add(receiver[1])
+                own = (attr in self.index.classes[receiver[1]].methods
+                       or attr in self.class_defs.get(receiver[1], ()))
+                if not own:
+                    (self.index.eager_run_classes if eager
+                     else self.index.keras_trained_classes if attr in KERAS_TRAINING
+                     else self.index.keras_run_classes).add(receiver[1])
         if eager:
             self.index.eager_keras_runs.append(receiver_name)
+        elif own and receiver_name in ("self", "cls"):
+            pass  # ``self.evaluate(data)`` in a class that defines ``evaluate``: its own
         elif attr in KERAS_RUNS and given and receiver_name not in self.module_aliases:
             self.index.keras_runs.append((scope.locals_made.get(receiver_name, receiver_name)
                                           if receiver_name else _own_attribute(
