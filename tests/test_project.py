@@ -1495,6 +1495,33 @@ def test_a_kept_copy_of_a_module_that_nothing_imports_never_runs(
                   ) == sorted([("losses.py", 7, "TFF101")] + found)
 
 
+@pytest.mark.parametrize("copy, importer, found", [
+    ("archive/losses.py", None, []),
+    ("old/losses.py", "train.py", []),            # ``import losses`` there finds the other
+    ("archive/losses.py", "archive/train.py", [("losses.py", 7, "TFF101")]),  # the copy
+    ("archive/metrics.py", None, [("metrics.py", 7, "TFF101")]),  # a copy of nothing here
+    ("legacy/losses.py", None, [("losses.py", 7, "TFF101")]),  # not a folder for copies
+])
+def test_a_copy_kept_in_a_folder_for_old_code_that_nothing_imports_never_runs(
+        capsys, tmp_path, copy, importer, found):
+    """``archive/data.py`` beside ``data.py`` (round 178: a robot-learning project keeps its
+    old data loader so): programs import the module beside the folder, by its stem from
+    their own folder; only a program in the archive's folder would find the copy."""
+    (tmp_path / "losses.py").write_text(_LOSSES)
+    (tmp_path / copy).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / copy).write_text(_LOSSES)
+    if importer:
+        (tmp_path / importer).write_text(
+            "import losses\n\n\ndef run(x):\n    return losses.loss(x)\n\n\n"
+            "if __name__ == '__main__':\n    run(1.0)\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((f["path"].replace(str(tmp_path) + os.sep, ""), f["line"], f["code"])
+                  for f in findings if f["code"] == "TFF101") == sorted(
+        [("losses.py", 7, "TFF101")]
+        + [(os.path.join(os.path.dirname(copy), name), line, code)
+           for name, line, code in found])
+
+
 @pytest.mark.parametrize("original, copy", [
     ("train.py", "train_old.py"),
     ("train.py", "train (1).py"),

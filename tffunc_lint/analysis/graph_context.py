@@ -79,6 +79,8 @@ class ModuleView(NamedTuple):
 #: (``_bkp``, ``-old``, `` copy``, ``.orig2``) or the number a download or a file manager
 #: adds to a second copy (``utils (1)``).
 _KEPT_COPY = lazy_compile(r"(?i)(.+?)(?:[ _.-]+(?:bkp|bak|backup|old|orig|copy)\d*| \(\d+\))$")
+#: A folder that keeps old copies of the modules beside it (``archive/``, ``old/``).
+_KEPT_FOLDER = lazy_compile(r"(?i)(?:archived?|old|backups?|bak|deprecated|unused)$")
 
 #: Keras step methods that only training and evaluation run (``fit``, ``evaluate``).
 _TRAINING_STEPS = ("train_step", "test_step")
@@ -842,18 +844,30 @@ class ProjectGraph:
     def superseded(self, index: ModuleIndex) -> bool:
         """``index`` is a module of functions and classes kept as a copy of another linted
         module beside it, named as such (``losses_bkp.py``, ``model_old.py``, ``utils
-        (1).py`` beside ``losses.py``, …), and no linted module imports it: programs run the
+        (1).py`` beside ``losses.py``, …) or kept in a folder for old code beside it
+        (``archive/data.py`` beside ``data.py``), and no linted module imports it: programs run the
         other one, and nothing of the copy. Not a program (a notebook, a script with a main
         guard, or outside a package one that works at module level), which is run on its
         own, copy or not: a notebook's copy is often the one its author went on with."""
         folder, name = os.path.split(index.path)
         stem, extension = os.path.splitext(name)
         match = _KEPT_COPY.match(stem)
+        if match:
+            original = os.path.join(folder, match.group(1) + extension)
+            imported = not self._nothing_imports(index)
+        elif _KEPT_FOLDER.match(os.path.basename(folder)):
+            original = os.path.join(os.path.dirname(folder), name)  # ``archive/data.py``
+            # (``import data`` by its stem finds the copy only from its own folder)
+            imported = bool(self._importers_of(index)) or any(
+                os.path.dirname(other.path) == folder
+                for other in self._imports().get(index.module.rpartition(".")[2], ()))
+        else:
+            return False
         package = os.path.join(folder, "__init__.py") in self.by_path
-        return (bool(match) and not is_notebook(index.path) and not index.runs_as_program
+        return (not is_notebook(index.path) and not index.runs_as_program
                 and (package or not index.works_at_module_level)
-                and os.path.join(folder, match.group(1) + extension) in self.by_path
-                and self._nothing_imports(index) and not self._more_importers(index))
+                and original in self.by_path
+                and not imported and not self._more_importers(index))
 
     def script(self, index: ModuleIndex) -> bool:
         """``index`` is a whole program (``whole_program``), or a script of an application
