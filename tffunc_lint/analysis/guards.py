@@ -470,13 +470,14 @@ _BUILT_FLAG = lazy_compile(r"built|initiali[sz]ed", re.IGNORECASE)
 
 
 def lazy_guard(test: ast.expr) -> bool:
-    """The singleton pattern's test, whatever the guarded code sets: ``x is None``,
+    """The singleton pattern's test, whatever the guarded code sets: ``x is None`` (or
+    ``x == None``),
     ``not hasattr(...)``, ``not self.built`` (or another flag saying "built"/"initialized"),
     or a boolean combination holding one."""
     if isinstance(test, ast.BoolOp):
         return any(lazy_guard(value) for value in test.values)
     if isinstance(test, ast.Compare):
-        return any(isinstance(op, ast.Is) and _is_none(comparator)
+        return any(isinstance(op, (ast.Is, ast.Eq)) and _is_none(comparator)
                    for op, comparator in zip(test.ops, test.comparators))
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = test.operand
@@ -586,7 +587,8 @@ def initialised_targets(test: ast.expr) -> FrozenSet[str]:
     ``hasattr(self, "x")``, ``key in cache``): code after ``if <test>: return`` runs only
     before it is."""
     if (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.IsNot) and _is_none(test.comparators[0])):
+            and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+            and _is_none(test.comparators[0])):
         name = _attribute_test(test.left) or _tested(test.left)
     elif (isinstance(test, ast.Compare) and len(test.ops) == 1
           and isinstance(test.ops[0], ast.In)):
