@@ -255,7 +255,11 @@ class PythonStateMutation(Rule):
     self.fused and not isinstance(x, tf.SparseTensor)`): every call after the first
     would store the value the attribute already holds, so storing it once per trace changes
     nothing; the same for a
-    `global` or `nonlocal` flag (`first_call = False`) that no other code sets again. A
+    `global` or `nonlocal` flag (`first_call = False`) that no other code sets again. Nor
+    is an attribute that the traced function's own body sets to constants twice or more,
+    outside branches and loops, set for part of each call and set back before it returns
+    (`model.trainable = False`, the evaluation, `model.trainable = True`): every call,
+    traced or not, leaves it as the last one set. A
     flag that other code resets (`self._done = False` in `reset()`) is reported.
 
     ## References
@@ -374,11 +378,34 @@ class PythonStateMutation(Rule):
                 and not state_use.StateUse.of(self.context).changed_elsewhere(
                     function.node, attribute, _constant(value))):
             return
+        if tensor_taint.literal(value) and self._set_and_set_back(statement, dotted):
+            return
         self.report(statement, f"assigning `{dotted}` changes Python state that outlives the "
                                "call: it happens only while tf.function traces (not on every "
                                "call) and leaks symbolic tensors; use a tf.Variable, return "
                                "the value, or move one-time set-up into "
                                "`with tf.init_scope():`")
+
+    def _set_and_set_back(self, statement: cst.CSTNode, dotted: str) -> bool:
+        """The traced function's own body (not a branch or a loop of it) sets ``dotted`` to
+        literals twice or more, this statement one of them: a value set for part of each
+        call and set back before it returns (``model.trainable = False`` … ``model.trainable
+        = True``), which every call, traced or not, leaves as the last one set."""
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 1, -1, -1):
+            if not isinstance(ancestors[index], cst.FunctionDef):
+                continue
+            body = ancestors[index].body
+            if index + 2 >= len(ancestors) or ancestors[index + 1] is not body:
+                return False
+            line = ancestors[index + 2]
+            writes = [small for top in body.body if isinstance(top, cst.SimpleStatementLine)
+                      for small in top.body if isinstance(small, cst.Assign)
+                      and tensor_taint.literal(small.value)
+                      and any(dotted_name(target.target) == dotted for target in small.targets)]
+            return (isinstance(line, cst.SimpleStatementLine) and statement in line.body
+                    and len(writes) >= 2 and any(write is statement for write in writes))
+        return False
 
     def _layer_run_eagerly_too(self) -> bool:
         """The traced code is a layer's ``call`` (or what it calls), and the program calls
