@@ -1379,10 +1379,11 @@ class ProjectGraph:
                 and self._hands_to_traced_code(index))
 
     def _hands_to_traced_code(self, index: ModuleIndex) -> bool:
-        """``index`` calls a class of another linted module whose own traced code may call
+        """``index`` names a class of another linted module whose own traced code may call
         a model (``_may_run_models``): a trainer that wraps the model it is given in a
         ``tf.function`` step (``DiffusionModel(unet, ...)``, whose ``@tf.function
-        train_step`` calls ``self.model(x)``), or such a traced function itself."""
+        train_step`` calls ``self.model(x)``); or it calls such a traced function of
+        another module through that module (``steps.train(model, x)``)."""
         known = self._hands_on.get(index.path)
         if known is not None:
             return known

@@ -197,9 +197,9 @@ def keras_3_evident(context) -> bool:
     (``keras_2_only``): every TensorFlow it may run on has Keras 3, or the module's text,
     or that of a linted module linked to it by imports, says it runs on Keras 3
     (``ProjectGraph.keras_3``); a ``context.fact``."""
-    spec = context.tensorflow_versions()
-    if not requirements.has_anywhere(spec, KERAS_3_SINCE):
+    if keras_2_only(context):
         return False
+    spec = context.tensorflow_versions()
     low = requirements.bounds(spec)[0] if spec else None
     graph = context.graph
     return (low is not None and low >= KERAS_3_SINCE
