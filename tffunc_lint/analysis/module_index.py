@@ -1963,6 +1963,7 @@ class _Indexer:
                               within=scope.function.key)
         arguments = [a for a in (*node.args, *(k.value for k in node.keywords))
                      if id(a) not in skipped]
+        skipped_lambdas: Set[int] = set()
         if scope.edges:
             if func.__class__ is ast.Name and func.id == "self" and scope.cls is not None:
                 callee = ("method", scope.cls.qualname, "__call__")  # ``self(x)``: calls it
@@ -2009,6 +2010,15 @@ class _Indexer:
                         if _ONCE_CALLEE.search(qualified or ast_dotted_name(func) or ""):
                             extra += (ONCE,)
                         self._add_edge(scope, target, node.lineno, PASSED, extra)
+            if callee is not None and not elsewhere:
+                # A lambda handed over runs where the callee runs it: what it calls is
+                # traced unless the callee hands that parameter to tf.py_function
+                # (``new_py_function(lambda d: parse(d), [d], Tout)``).
+                for position, argument in enumerate(node.args):
+                    if isinstance(argument, ast.Lambda):
+                        self.visit(argument, scope.guarded(
+                            (("eager-arg", callee, position),)))
+                        skipped_lambdas.add(id(argument))
         elif scope.function is None and arguments:  # module level: only what it passes
             callee = self._callable(func, scope)
             for position, argument in enumerate(node.args):
@@ -2019,7 +2029,8 @@ class _Indexer:
                             (self._one(callee), position, self._one(target), node.lineno))
         self.visit(func, scope)
         for argument in arguments:
-            self.visit(argument, scope)
+            if id(argument) not in skipped_lambdas:
+                self.visit(argument, scope)
 
     def _entries(self, call: ast.Call, positions, keywords, how: str, scope: _Scope,
                  within: Optional[FunctionKey] = None) -> None:
