@@ -183,7 +183,7 @@ class _Walker:
         if isinstance(node, cst.Lambda):
             self.walk(node.params)
             key = self._keys.for_lambda(node)
-            escaped = node in self._escaped
+            escaped = node in self._escaped or key in self.context.graph.eager_lambdas
             self._visit_in(node.body, key, None if escaped else _parameter_names(node.params))
             return False
         if isinstance(node, cst.Call) and is_py_function(

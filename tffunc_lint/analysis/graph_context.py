@@ -73,6 +73,9 @@ class ModuleView(NamedTuple):
     keras_3: bool = False
     """The text of the module, or of a linted module linked to it by imports, says it runs
     on Keras 3 (see ``ProjectGraph.keras_3``)."""
+    eager_lambdas: FrozenSet[FunctionKey] = frozenset()
+    """Lambdas of the module that Python runs, through tf.py_function (see
+    ``ProjectGraph.eager_lambdas``)."""
 
 
 #: The stem of a file kept as a copy of another: the other's stem, then a word saying so
@@ -481,6 +484,13 @@ class ProjectGraph:
                    or c[0] == "eager-arg" and self._eager_argument(index, c[1], c[2])
                    for c in conditions)
 
+    def eager_lambdas(self, index: ModuleIndex) -> FrozenSet[FunctionKey]:
+        """The lambdas ``index`` hands to a function that passes that parameter on to
+        tf.py_function, in turn (``new_py_function(lambda d: parse(d), [d], Tout)``):
+        Python runs them, not the trace of the code that writes them."""
+        return frozenset(key for callee, position, key in index.handed_lambdas
+                         if self._eager_argument(index, callee, position))
+
     def _eager_argument(self, index: ModuleIndex, callee: Target, position: int) -> bool:
         """Argument ``position`` of a call of ``callee`` goes to tf.py_function."""
         found = self.resolve(index, callee)
@@ -641,7 +651,7 @@ class ProjectGraph:
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
                           self.runs_before(index), self.superseded(index),
-                          self.keras_3(index))
+                          self.keras_3(index), self.eager_lambdas(index))
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -1674,8 +1684,10 @@ class GraphContext:
                  runs_eagerly: bool = False, self_contained: bool = False,
                  never_run: Tuple[Tuple[int, int], ...] = (),
                  runs_before: Optional[Tuple[int, int]] = None, superseded: bool = False,
-                 keras_3: bool = False):
+                 keras_3: bool = False, eager_lambdas: FrozenSet[FunctionKey] = frozenset()):
         self.index = index
+        self.eager_lambdas = eager_lambdas
+        """Lambdas of this module that Python runs, through tf.py_function."""
         self.keras_3 = keras_3
         """The text of the module, or of a linted module linked to it by imports, says it
         runs on Keras 3 (see ``ProjectGraph.keras_3``)."""
@@ -1727,7 +1739,8 @@ class GraphContext:
         return ModuleView(self.traced, self.predicates, self.names, self.runs_keras,
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
-                          self.never_run, self.runs_before, self.superseded, self.keras_3)
+                          self.never_run, self.runs_before, self.superseded, self.keras_3,
+                          self.eager_lambdas)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

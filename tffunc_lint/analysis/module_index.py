@@ -631,6 +631,10 @@ class ModuleIndex:
         """The module's class that the module-level ``name`` is an instance of, or None."""
         made = self.instance_classes.get(name)
         return made[1] if made is not None and made[0] == "class" else None
+    handed_lambdas: List[Tuple[Target, int, FunctionKey]] = field(default_factory=list)
+    """(callee, position, lambda) of each lambda passed positionally to a call of a function
+    the module can name: it runs as Python where the callee hands that parameter to
+    ``tf.py_function`` (``ProjectGraph.eager_lambdas``)."""
     passed_callables: List[Tuple[Target, object, Target, int]] = field(default_factory=list)
     """(callee, position or keyword, the function passed, line) of each function that code
     hands to another call: traced when the callee hands that parameter to ``tf.function``
@@ -2015,10 +2019,14 @@ class _Indexer:
                 # traced unless the callee hands that parameter to tf.py_function
                 # (``new_py_function(lambda d: parse(d), [d], Tout)``).
                 for position, argument in enumerate(node.args):
-                    if isinstance(argument, ast.Lambda):
+                    if isinstance(argument, ast.Lambda) and id(argument) not in skipped:
                         self.visit(argument, scope.guarded(
                             (("eager-arg", callee, position),)))
                         skipped_lambdas.add(id(argument))
+                        if callee[0] != "external" or not callee[1].startswith(
+                                ("tensorflow.", "keras.", "numpy.", "builtins.")):
+                            self.index.handed_lambdas.append((self._one(callee), position, (
+                                lambda_key(argument.lineno, self._char_column(argument)))))
         elif scope.function is None and arguments:  # module level: only what it passes
             callee = self._callable(func, scope)
             for position, argument in enumerate(node.args):
