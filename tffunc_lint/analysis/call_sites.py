@@ -298,6 +298,14 @@ def _has_input_signature(call: Optional[ast.Call]) -> bool:
     return value is not None and not (isinstance(value, ast.Constant) and value.value is None)
 
 
+def makes_keras_optimizer(qualified: str) -> bool:
+    """``qualified`` names a Keras optimizer class (``keras.optimizers.Adam``,
+    ``keras.optimizers.legacy.SGD``), whose object creates its variables when first
+    applied."""
+    module, _, name = qualified.rpartition(".")
+    return module.startswith("keras.optimizers") and name[:1].isupper()
+
+
 def _only_assignment(cls: ast.ClassDef, attribute: str) -> Optional[ast.stmt]:
     """The one statement of the class's methods that assigns ``self.<attribute>``, or
     None when there is not exactly one."""
@@ -685,10 +693,8 @@ class _CallScanner:
         if not (isinstance(made, ast.Assign) and len(made.targets) == 1
                 and isinstance(made.value, ast.Call)):
             return None, None
-        qualified = self._qualified(made.value.func) or ""
-        module, _, name = qualified.rpartition(".")
         spelling = ast_dotted_name(node) or ""
-        if not (module.startswith("keras.optimizers") and name[:1].isupper()) or (
+        if not makes_keras_optimizer(self._qualified(made.value.func) or "") or (
                 f"{spelling}.build(" in self.context.text):
             return None, None
         return OPTIMIZER, (spelling, made.lineno)

@@ -7,7 +7,7 @@ from typing import List
 
 from ..analysis.lazy_libcst import cst
 
-from ..analysis.call_sites import OPTIMIZER, call_sites
+from ..analysis.call_sites import OPTIMIZER, call_sites, makes_keras_optimizer
 from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
@@ -231,7 +231,7 @@ class VariableCreatedInTfFunction(Rule):
         module, _, name = qualified.rpartition(".")
         if module == "keras.layers":
             return name in _LAYERS_WITH_WEIGHTS
-        return qualified.startswith("keras.optimizers.") and name[:1].isupper()
+        return makes_keras_optimizer(qualified)
 
     def _guarded(self) -> bool:
         """The singleton pattern (``if self.v is None:``, ``if not hasattr(...)``,
