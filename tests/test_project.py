@@ -145,6 +145,27 @@ def test_a_module_learning_only_which_classes_are_keras_is_linted_again_only_for
     assert rounds[1:] == [["fitted.py"]]
 
 
+def test_a_module_learning_only_that_it_runs_on_keras_3_is_linted_again_only_for_dropout(
+        capsys, monkeypatch, tmp_path):
+    # Keras 3 changes findings only where a module makes a layer with a seed variable
+    # (TFF301); a program that says Keras 3 used to have every module it imports linted
+    # twice.
+    rounds = _passes(monkeypatch)
+    step = ("import tensorflow as tf\n\n\nclass Block(tf.keras.layers.Layer):\n"
+            "    def call(self, x):\n        return {}(x)\n\n\n"
+            "model = tf.keras.Sequential([Block()])\nmodel.fit(features, labels)\n")
+    (tmp_path / "plain.py").write_text(step.format("tf.nn.relu"), encoding="utf-8")
+    (tmp_path / "noisy.py").write_text(step.format("tf.keras.layers.Dropout(0.1)"),
+                                       encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "from keras import ops\n\nimport noisy\nimport plain\n\n"
+        "print(ops.norm([3.0, 4.0]), plain.model, noisy.model)\n", encoding="utf-8")
+    _, found = lint_project_json(capsys, tmp_path)
+    assert [(f["path"].rpartition("/")[2], f["line"], f["code"]) for f in found] == [
+        ("noisy.py", 6, "TFF301")]
+    assert rounds[1:] == [["noisy.py"]]
+
+
 def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
     from tffunc_lint import runner
     from tffunc_lint.analysis.module_index import ModuleIndex

@@ -213,7 +213,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             # the TensorFlow versions the module runs on (TFF301, TFF405)
             or project.runs_before != alone.runs_before
             or project.superseded != alone.superseded
-            or project.keras_3 != alone.keras_3
+            or index.names_layers_with_seed and project.keras_3 != alone.keras_3
             or project.eager_lambdas != alone.eager_lambdas
             # code that never runs makes no call of a ``tf.function`` (TFF401, TFF403)
             or _dead_tf_functions(index, project) != _dead_tf_functions(index, alone)

@@ -31,7 +31,7 @@ from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTa
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import child_nodes, walk_nodes
-from .tensorflow_versions import removed_before, says_keras_3
+from .tensorflow_versions import names_layers_with_seed, removed_before, says_keras_3
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
@@ -825,6 +825,10 @@ class ModuleIndex:
     keras_3: bool = False
     """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
+    names_layers_with_seed: bool = False
+    """The module's text names a layer that holds a seed variable under Keras 3 only
+    (``tensorflow_versions.names_layers_with_seed``): the only findings that depend on
+    ``keras_3``, its own or that of modules linked to it."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
@@ -967,6 +971,7 @@ class ModuleIndex:
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
         index.keras_3 = says_keras_3(joined)
+        index.names_layers_with_seed = names_layers_with_seed(joined)
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
             index.switches_eager_on, index.switches_eager_as_program = _eager_switches(

@@ -80,6 +80,22 @@ _KERAS_3_INSTALL = lazy_compile(
     + r"|[^\n]*?" + _TENSORFLOW + r"[^\n]*?(?:[ \t]-U|--upgrade)\b)")
 
 
+#: Keras 3 layers that hold a random seed variable: made inside traced code they raise the
+#: singleton ValueError too (measured with TF 2.21 / Keras 3.15). Keras 2 (``tf_keras``)
+#: versions hold no variable. Whether a module runs on Keras 3 matters to nothing else.
+LAYERS_WITH_SEED = frozenset({
+    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
+    "GaussianDropout", "AlphaDropout",
+})
+
+
+def names_layers_with_seed(text: str) -> bool:
+    """The text names one of ``LAYERS_WITH_SEED`` (each ends in ``Dropout`` or
+    ``Noise``): without that, whether the module runs on Keras 3 changes none of its
+    findings."""
+    return "Dropout" in text or "GaussianNoise" in text
+
+
 def says_keras_3(text: str) -> bool:
     """The text says it runs on Keras 3: its API, or an install of it."""
     return (_KERAS_3_API.search(text) is not None

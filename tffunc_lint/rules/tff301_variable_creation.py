@@ -12,7 +12,7 @@ from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.tensorflow_versions import keras_3_evident
+from ..analysis.tensorflow_versions import LAYERS_WITH_SEED, keras_3_evident
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -27,13 +27,6 @@ _LAYERS_WITH_WEIGHTS = frozenset({
     "LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM1D",
     "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "MultiHeadAttention", "PReLU",
     "LocallyConnected1D", "LocallyConnected2D", "AdditiveAttention",
-})
-#: Keras 3 layers that hold a random seed variable: made inside traced code they raise the
-#: singleton ValueError too (measured with TF 2.21 / Keras 3.15). Keras 2 (``tf_keras``)
-#: versions hold no variable.
-_LAYERS_WITH_SEED = frozenset({
-    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
-    "GaussianDropout", "AlphaDropout",
 })
 #: The optimizer methods that create its variables on their first call.
 _APPLIES = frozenset({"apply_gradients", "minimize", "apply"})
@@ -201,7 +194,7 @@ class VariableCreatedInTfFunction(Rule):
 
     def _holds_seed(self, node: cst.Call, qualified: str) -> bool:
         module, _, name = qualified.rpartition(".")
-        return (module == "keras.layers" and name in _LAYERS_WITH_SEED
+        return (module == "keras.layers" and name in LAYERS_WITH_SEED
                 and not self.context.names.imported_from(dotted_name(node.func) or "",
                                                          "tf_keras")
                 and not self._optional_by_rate(node)
