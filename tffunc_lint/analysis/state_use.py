@@ -649,13 +649,21 @@ class StateUse:
                     self._setters.setdefault(node.attr, set()).add(self._names.get(id(function)))
                 return True
             if (isinstance(node.ctx, ast.Load) and function is not _CLASS_BODY
-                    and not (isinstance(base, ast.Name) and base.id in self._modules)):
+                    and not self._module_path(base)):
                 self._foreign.setdefault(node.attr, set()).add(id(function) if function else 0)
             return False
         if isinstance(node, ast.Name) and node.id not in local:
             self._record(self.globals, node.id, function, node, statement, static)
             return True
         return False
+
+    def _module_path(self, node: ast.AST) -> bool:
+        """``node`` names a module: one an ``import`` binds, or a path of names below it
+        (``tf.keras`` in ``tf.keras.losses``: a submodule, not an object whose ``losses``
+        a program reads)."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self._modules
 
     def _record(self, table, name: str, function, node, statement, static=False) -> None:
         if function is _CLASS_BODY:
