@@ -127,6 +127,22 @@ class TracedCallable:
             known = self.__dict__["_selectors"] = self._selectors()
         return known
 
+    def switches(self) -> FrozenSet[str]:
+        """Parameters the traced body uses only as the test of a Python ``if`` (``if
+        flag:``, ``if not flag:``, ``if flag == 1:``): a mode switch, which an int 0 or 1
+        spells as well as a bool; one graph per mode, by design."""
+        if not isinstance(self.function, _FUNCTIONS):
+            return frozenset()
+        parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
+        tested: Set[int] = set()
+        for node in own_nodes(self.function.body):
+            if isinstance(node, (ast.If, ast.IfExp)):
+                tested.update(id(name) for name in _tested_names(node.test))
+        used = [node for node in own_nodes(self.function.body)
+                if isinstance(node, ast.Name) and node.id in parameters]
+        return frozenset({node.id for node in used} - {node.id for node in used
+                                                       if id(node) not in tested})
+
     def _selectors(self) -> FrozenSet[str]:
         if not isinstance(self.function, _FUNCTIONS):
             return frozenset()
@@ -237,6 +253,23 @@ def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
                         and target.value.id == "self"):
                     found.add(target.attr)
     return frozenset(found)
+
+
+def _tested_names(test: ast.expr) -> List[ast.Name]:
+    """The names a test reads as truth values: ``flag``, ``not flag``, ``a and flag``,
+    ``flag == 1`` (a comparison with a literal)."""
+    if isinstance(test, ast.Name):
+        return [test]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tested_names(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return [name for value in test.values for name in _tested_names(value)]
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))
+            and isinstance(test.left, ast.Name)
+            and isinstance(test.comparators[0], ast.Constant)):
+        return [test.left]
+    return []
 
 
 def _iterated_names(node: ast.expr) -> Set[str]:
@@ -1016,6 +1049,8 @@ class _CallScanner:
             # True/False (and None, never a literal here) are mode flags: one trace per
             # value, by design. Only distinct numbers count.
             values = literals.get((id(callee), argument.parameter), set())
+            if values <= {("int", 0), ("int", 1)} and argument.parameter in callee.switches():
+                return None  # 0 and 1 for a mode switch: the bools of older code
             if len(values) > 1:
                 shown = ", ".join(repr(v) for _, v in sorted(values, key=repr))
                 return ("TFF401", argument.slot, (
