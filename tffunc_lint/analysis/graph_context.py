@@ -25,7 +25,8 @@ from .patterns import lazy_compile
 from ..files import folder_names, is_notebook
 from ..finding import TraceReason
 from .module_index import (CALLED, KERAS_GRAPH_METHODS, KERAS_MODULES, KERAS_RUNS, NOT_KERAS,
-                           KERAS_TRAINING, MAIN_GUARD, ONCE, TF_FUNCTION, ClassInfo, Entry,
+                           KERAS_TRAINING, MAIN_GUARD, ONCE, SCHEDULE_BASE, TF_FUNCTION,
+                           ClassInfo, Entry,
                            FunctionInfo, FunctionKey, ModuleIndex, Target,
                            may_be_project_module)
 from .names import IMPORT, canonical, function_local_names, parameter_names
@@ -383,6 +384,17 @@ class ProjectGraph:
                             flags=_keras_passes_inputs_only(index.functions[key])
                             if kind == "Model" and self._run_by_keras_alone(index, cls)
                             else ()))
+            for cls in index.classes.values():
+                key = cls.methods.get("__call__")
+                if key is None or cls.eager or not runs_keras or (
+                        unused and _within(unused, cls.first_line)) or (
+                        not self.is_lr_schedule(index, cls)) or (
+                        not self.keras_class_runs(index, cls)):
+                    continue
+                add(index.path, key, TraceReason(
+                    "Keras LearningRateSchedule.__call__() (optimizers call it when they "
+                    "apply gradients)", key[1], path=index.path,
+                    function=index.functions[key].qualname))
         tests = {path for path in self.by_path if is_test_module(path)}
         while queue:
             path, key = queue.popleft()
@@ -1575,6 +1587,26 @@ class ProjectGraph:
         traced is up to that code, which the call graph follows like any other."""
         maker = _STEP_MAKERS.get(name)
         return maker is not None and self._method(index, cls.qualname, maker, True) is not None
+
+    def is_lr_schedule(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> bool:
+        """``cls`` derives from Keras's ``LearningRateSchedule``, directly or through the
+        project: an optimizer given one calls it with its step count each time it applies
+        gradients, so in a training step that Keras or ``tf.function`` traces, its
+        ``__call__`` runs while tracing, once."""
+        if hops > _MAX_HOPS:
+            return False
+        for base in cls.bases:
+            found = self._class(index, base)
+            if found:
+                if found[0].classes[found[1]] is not cls and self.is_lr_schedule(
+                        found[0], found[0].classes[found[1]], hops + 1):
+                    return True
+                continue
+            if base[0] == "external":
+                parts = self.canonical(base[1]).split(".")
+                if parts[-1] == SCHEDULE_BASE and "schedules" in parts:
+                    return True
+        return False
 
     def keras_kind(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> Optional[str]:
         """"Model" or "Layer" when ``cls`` derives from Keras, directly or through the project."""

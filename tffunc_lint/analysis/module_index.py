@@ -107,6 +107,9 @@ DATASET_NAME = lazy_compile(r"(?:^|_)(?:ds|dataset)s?$", re.IGNORECASE)
 _OTHER_DATASETS = ("datasets.", "torch.utils.data", "torchdata", "paddle", "mindspore")
 #: Keras methods that Keras traces (``fit``/``evaluate``/``predict`` and graph-mode calls).
 KERAS_GRAPH_METHODS = ("call", "train_step", "test_step", "predict_step")
+#: Keras's base class of learning-rate schedules, whose ``__call__`` optimizers call when
+#: they apply gradients (the last part of its qualified names).
+SCHEDULE_BASE = "LearningRateSchedule"
 _KERAS_STEPS = frozenset(KERAS_GRAPH_METHODS[1:])
 #: Model methods through which Keras runs the step functions in graphs of its own.
 KERAS_RUNS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
@@ -236,7 +239,8 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
     way in names a word of its own in the source. ``tf.function`` in any spelling (as a
     decorator, a call, in a project decorator or a wrapper that hands its parameter on)
     names ``function`` in code; a graph API its name; a ``Dataset`` method is an attribute
-    (``.map``); Keras runs methods defined under their names (``def call``); the
+    (``.map``); Keras runs methods defined under their names (``def call``), and the
+    ``__call__`` of a class derived from ``LearningRateSchedule`` (named in its bases); the
     ``extra-traced-decorators`` are imported or written under their last name. When
     ``function`` is the only such word, ``tree`` (the module's ``ast``) tells whether code
     names it or only prose does ("this function returns"). False: the module has no traced
@@ -248,7 +252,7 @@ def may_trace(text: str, tree: Optional[ast.Module] = None,
         # for that literal (a thirtieth of the time); the word's start is checked below.
         pattern = _TRACE_WORDS[extra] = re.compile("|".join(
             [re.escape(name.rpartition(".")[2]) for name in sorted(names)]
-            + [_DATASET_CALL.pattern,
+            + [_DATASET_CALL.pattern, SCHEDULE_BASE,
                r"def\s+(?:%s)\b" % "|".join(KERAS_GRAPH_METHODS)]))
     for found in pattern.finditer(text):
         start = found.start()
