@@ -58,6 +58,27 @@ def test_a_module_linted_alone_knows_only_itself(capsys):
     assert (code, findings) == (0, [])
 
 
+@pytest.mark.parametrize("backend, traced", [
+    ("import tensorflow as tf", True),
+    # keras-rs' ``embedding/jax/distributed_embedding.py``: the JAX backend's subclass
+    ("import jax", False),
+])
+def test_a_method_a_base_class_calls_on_self_is_the_subclass_own(
+        capsys, tmp_path, backend, traced):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "emb"\n')  # a library
+    (tmp_path / "base.py").write_text(
+        "import keras\n\n\nclass Embedding(keras.layers.Layer):\n"
+        "    def preprocess(self, x):\n        return x\n\n"
+        "    def call(self, x):\n        return self.preprocess(x)\n", encoding="utf-8")
+    (tmp_path / "sub.py").write_text(
+        f"{backend}\n\nfrom base import Embedding\n\n\nclass Sub(Embedding):\n"
+        "    def preprocess(self, x):\n        return x\n", encoding="utf-8")
+    assert main(["--isolated", "--no-cache", "--show-traced", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Embedding.preprocess [traced: called from Embedding.call" in out
+    assert ("Sub.preprocess [traced: called from Embedding.call" in out) == traced
+
+
 def test_show_traced_lists_each_traced_function_with_its_reason(capsys):
     assert main(["--isolated", "--show-traced", str(PROJECT / "proj" / "train.py")]) == 0
     train = PROJECT / "proj" / "train.py"

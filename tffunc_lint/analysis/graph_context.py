@@ -275,6 +275,9 @@ class ProjectGraph:
         """Every traced function of every module, with its reason."""
         traced: Dict[str, Traced] = {path: {} for path in self.by_path}
         queue: Deque[Tuple[str, FunctionKey]] = deque()
+        receivers: Dict[Tuple[str, FunctionKey], Set[Tuple[str, str]]] = {}
+        """A method reached through ``self`` → the classes (path, name) of the objects it
+        runs for: a base class's method, for each subclass that calls it on itself."""
 
         eager = self._eager_functions()
 
@@ -372,6 +375,14 @@ class ProjectGraph:
                 run_directly = _eager_steps(index, cls) if index.eager_steps else set()
                 run_directly |= self._steps_run_by_project(index, cls)
                 for name in KERAS_GRAPH_METHODS:
+                    if name not in cls.methods and name not in run_directly and (
+                            name not in eager_steps):
+                        # Inherited: the base class's method runs for this class's objects
+                        # too, and what it calls on ``self`` is this class's.
+                        inherited = self._method(index, cls.qualname, name, include_own=False)
+                        if inherited is not None and not _other_backend(index):
+                            receivers.setdefault(inherited, set()).add(
+                                (index.path, cls.qualname))
                     if name in cls.methods and name not in run_directly and (
                             name not in eager_steps):
                         key = cls.methods[name]
@@ -425,10 +436,37 @@ class ProjectGraph:
                         flags = tuple(sorted({*flags, *_passed_flags(
                             callee, function.edge_args.get(position), reason.flags,
                             target[0])}))
-                add(*found, TraceReason(f"{how} {function.qualname}", line,
-                                        function=function.qualname, via=reason, path=path,
-                                        once=once, fresh=position in function.fresh_edges,
-                                        flags=flags))
+                made = TraceReason(f"{how} {function.qualname}", line,
+                                   function=function.qualname, via=reason, path=path,
+                                   once=once, fresh=position in function.fresh_edges,
+                                   flags=flags)
+                on_self = how == CALLED and function.class_qualname and (
+                    target[0] == "method" and same_self and target[2] != "__call__"
+                    or target[0] == "super" and target[1] == function.class_qualname)
+                if not on_self:
+                    add(*found, made)
+                    continue
+                # ``self.message(x)`` in a method a subclass's object runs (``propagate``,
+                # reached from ``GCNConv.call`` by ``super().propagate(...)``) runs that
+                # subclass's own ``message``: look the method up from the class of each
+                # object the caller runs for.
+                owners = {(path, function.class_qualname), *receivers.get((path, key), ())}
+                for owner in sorted(owners):
+                    owner_index = self.by_path[owner[0]]
+                    if target[0] == "super":  # the same method, run for this object too
+                        hit: Optional[Tuple[str, FunctionKey]] = found
+                    elif target[2] in owner_index.classes[owner[1]].assigned:
+                        continue
+                    else:
+                        hit = self._method(owner_index, owner[1], target[2], include_own=True)
+                    if hit is None:
+                        continue
+                    objects = receivers.setdefault(hit, set())
+                    if owner not in objects:
+                        objects.add(owner)
+                        if hit[1] in traced[hit[0]]:
+                            queue.append(hit)  # the callee runs for one more class
+                    add(*hit, made)
         return traced
 
     # -- guards -----------------------------------------------------------------------------
@@ -1679,6 +1717,18 @@ def _class_of(index: Optional[ModuleIndex], key: FunctionKey) -> Optional[ClassI
     """The class whose method ``key`` is, or None."""
     function = index.functions.get(key) if index is not None else None
     return index.classes.get(function.class_qualname or "") if function else None
+
+
+#: Backends of Keras 3 besides TensorFlow, by the top-level name of their package.
+_OTHER_BACKENDS = frozenset({"jax", "flax", "torch"})
+
+
+def _other_backend(index: ModuleIndex) -> bool:
+    """The module imports JAX or PyTorch and not TensorFlow: the code of a Keras 3 library
+    for another backend (``embedding/jax/distributed_embedding.py``), whose objects never
+    run in a ``tf.function``."""
+    roots = {target.partition(".")[0] for _, target in index.imports}
+    return bool(roots & _OTHER_BACKENDS) and not roots & {"tensorflow", "tf_keras"}
 
 
 def _within(spans: Tuple[Tuple[int, int], ...], line: int) -> bool:
