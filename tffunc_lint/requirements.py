@@ -13,9 +13,10 @@ for TensorFlow 2.0", "2.8+") is not read: it seldom says whether later releases 
 too. A file that installs TensorFlow itself (a notebook's
 ``!pip install tensorflow==2.3.0``) runs that release (:func:`installed_in`).
 
-A lock file (``poetry.lock``, ``uv.lock``) names the release the project installs and
-runs: it narrows what the other files declare (``tensorflow = "^2.11"`` locked at 2.12.0
-runs on 2.12, whose ``tf.keras`` is Keras 2).
+A lock file (``poetry.lock``, ``uv.lock``, ``Pipfile.lock``) names the release the
+project installs and runs: it narrows what the other files declare (``tensorflow =
+"^2.11"`` locked at 2.12.0 runs on 2.12, whose ``tf.keras`` is Keras 2; a Pipfile's
+``tensorflow = "*"`` locked at 2.4.1 runs on 2.4).
 
 A rule that suggests a newer spelling (TFF405: ``reduce_retracing=`` exists from TensorFlow
 2.9) asks :func:`has_everywhere` whether every supported version has it. Versions are
@@ -203,6 +204,11 @@ def _read(directory: str) -> _Directory:
             elif name in _LOCK_FILES:
                 with open(path, "rb") as handle:
                     locked.extend(_locked(toml().load(handle)))
+            elif name == "Pipfile.lock":
+                import json  # here: only a directory with a Pipfile.lock needs it
+
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    locked.extend(_pipfile_locked(json.load(handle)))
             elif name == "setup.cfg":
                 metadata, requires = _setup_cfg(path)
                 builds = builds or metadata
@@ -276,6 +282,19 @@ def _locked(data: dict) -> Iterator[Version]:
 
 
 _LOCKED_VERSION = lazy_compile(r"(\d+)\.(\d+)")
+
+
+def _pipfile_locked(data: object) -> Iterator[Version]:
+    """The TensorFlow releases a ``Pipfile.lock`` installs: its ``default`` and ``develop``
+    packages, each with its ``version`` (``"==2.4.1"``)."""
+    for section in ("default", "develop"):
+        packages = data.get(section) if isinstance(data, dict) else None
+        for name, package in packages.items() if isinstance(packages, dict) else ():
+            version = package.get("version") if isinstance(package, dict) else None
+            match = (_LOCKED_VERSION.match(version.lstrip("=")) if isinstance(version, str)
+                     else None)
+            if _NAME.match(name) and match:
+                yield int(match.group(1)), int(match.group(2))
 
 
 def _setup_cfg(path: str) -> Tuple[bool, str]:
