@@ -168,6 +168,12 @@ def _folder_names(index: ModuleIndex) -> Tuple[str, ...]:
     return folder_names(index.path, index.module)
 
 
+def _schedule_base(qualified: str) -> Optional[str]:
+    """"Schedule" for Keras's ``LearningRateSchedule`` under any of its module paths."""
+    parts = qualified.split(".")
+    return "Schedule" if parts[-1] == SCHEDULE_BASE and "schedules" in parts else None
+
+
 def _keras_base_kind(qualified: str) -> Optional[str]:
     if qualified in _KERAS_MODELS:
         return "Model"
@@ -1626,42 +1632,37 @@ class ProjectGraph:
         maker = _STEP_MAKERS.get(name)
         return maker is not None and self._method(index, cls.qualname, maker, True) is not None
 
-    def is_lr_schedule(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> bool:
+    def is_lr_schedule(self, index: ModuleIndex, cls: ClassInfo) -> bool:
         """``cls`` derives from Keras's ``LearningRateSchedule``, directly or through the
         project: an optimizer given one calls it with its step count each time it applies
         gradients, so in a training step that Keras or ``tf.function`` traces, its
         ``__call__`` runs while tracing, once."""
-        if hops > _MAX_HOPS:
-            return False
-        for base in cls.bases:
-            found = self._class(index, base)
-            if found:
-                if found[0].classes[found[1]] is not cls and self.is_lr_schedule(
-                        found[0], found[0].classes[found[1]], hops + 1):
-                    return True
-                continue
-            if base[0] == "external":
-                parts = self.canonical(base[1]).split(".")
-                if parts[-1] == SCHEDULE_BASE and "schedules" in parts:
-                    return True
-        return False
+        return self._external_base(index, cls, _schedule_base) is not None
 
-    def keras_kind(self, index: ModuleIndex, cls: ClassInfo, hops: int = 0) -> Optional[str]:
+    def keras_kind(self, index: ModuleIndex, cls: ClassInfo) -> Optional[str]:
         """"Model" or "Layer" when ``cls`` derives from Keras, directly or through the project."""
+        return self._external_base(index, cls, _keras_base_kind)
+
+    def _external_base(self, index: ModuleIndex, cls: ClassInfo,
+                       judge: Callable[[str], Optional[str]], hops: int = 0) -> Optional[str]:
+        """What ``judge`` says of the first base from outside the linted code that ``cls``
+        derives from, directly or through the project's classes (their own bases decide),
+        given its canonical qualified name; None if it says nothing of any."""
         if hops > _MAX_HOPS:
             return None
         for base in cls.bases:
             found = self._class(index, base)
             if found:  # a class of the linted code: its own bases decide
                 if found[0].classes[found[1]] is not cls:
-                    kind = self.keras_kind(found[0], found[0].classes[found[1]], hops + 1)
-                    if kind:
-                        return kind
+                    said = self._external_base(found[0], found[0].classes[found[1]], judge,
+                                               hops + 1)
+                    if said:
+                        return said
                 continue
             if base[0] == "external":
-                kind = _keras_base_kind(self.canonical(base[1]))
-                if kind:
-                    return kind
+                said = judge(self.canonical(base[1]))
+                if said:
+                    return said
         return None
 
 
