@@ -27,12 +27,14 @@ from __future__ import annotations
 import ast
 import bisect
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from .lazy_libcst import cst
 
 from .module_index import TF_FUNCTION, FunctionKey, def_key, is_main_guard, iter_statements
+from .guards import flag_tests
 from .names import ast_dotted_name, dotted_name, own_nodes
 from .source_lines import SourceLines, tf_function_lines
 from .ast_walk import child_nodes, walk_nodes
@@ -129,19 +131,20 @@ class TracedCallable:
 
     def switches(self) -> FrozenSet[str]:
         """Parameters the traced body uses only as the test of a Python ``if`` (``if
-        flag:``, ``if not flag:``, ``if flag == 1:``): a mode switch, which an int 0 or 1
-        spells as well as a bool; one graph per mode, by design."""
+        flag:``, ``if not flag:``; as ``guards.flag_tests`` reads flags): a mode switch,
+        which an int 0 or 1 spells as well as a bool; one graph per mode, by design."""
         if not isinstance(self.function, _FUNCTIONS):
             return frozenset()
-        parameters = set(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
-        tested: Set[int] = set()
+        parameters = frozenset(self.positional()) | {a.arg for a in self.function.args.kwonlyargs}
+        in_tests: Counter = Counter()
         for node in own_nodes(self.function.body):
             if isinstance(node, (ast.If, ast.IfExp)):
-                tested.update(id(name) for name in _tested_names(node.test))
-        used = [node for node in own_nodes(self.function.body)
-                if isinstance(node, ast.Name) and node.id in parameters]
-        return frozenset({node.id for node in used} - {node.id for node in used
-                                                       if id(node) not in tested})
+                for name in flag_tests(node.test, parameters):
+                    in_tests[name] += sum(1 for n in walk_nodes(node.test)
+                                          if isinstance(n, ast.Name) and n.id == name)
+        uses = Counter(node.id for node in own_nodes(self.function.body)
+                       if isinstance(node, ast.Name) and node.id in parameters)
+        return frozenset(name for name, count in in_tests.items() if uses[name] == count)
 
     def _selectors(self) -> FrozenSet[str]:
         if not isinstance(self.function, _FUNCTIONS):
@@ -253,23 +256,6 @@ def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
                         and target.value.id == "self"):
                     found.add(target.attr)
     return frozenset(found)
-
-
-def _tested_names(test: ast.expr) -> List[ast.Name]:
-    """The names a test reads as truth values: ``flag``, ``not flag``, ``a and flag``,
-    ``flag == 1`` (a comparison with a literal)."""
-    if isinstance(test, ast.Name):
-        return [test]
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _tested_names(test.operand)
-    if isinstance(test, ast.BoolOp):
-        return [name for value in test.values for name in _tested_names(value)]
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))
-            and isinstance(test.left, ast.Name)
-            and isinstance(test.comparators[0], ast.Constant)):
-        return [test.left]
-    return []
 
 
 def _iterated_names(node: ast.expr) -> Set[str]:

@@ -65,8 +65,7 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     traces by design: `training=True` at one call site and `training=False` at another, a
     loop over `(True, False)`, a comparison (`first=(i == 0)`), `not i` or `bool(i)` are
     not reported, nor the ints 0 and 1 for a parameter the function only tests (`if flag:`,
-    `if not flag:`, `if flag == 1:`), the older spelling of a mode flag. Only distinct
-    numbers count: `None` (an unset option) or a bool next to
+    `if not flag:`), the older spelling of a mode flag. Only distinct numbers count: `None` (an unset option) or a bool next to
     one number is not reported; `size=32` and `size=64` are, also when `size=None`
     appears too. Nor are distinct literals that each come with other Python objects the
     function is traced for apart anyway (`random_apply(color_jitter, p=0.8)`,
