@@ -178,7 +178,10 @@ class RecursiveTfFunction(Rule):
     arguments bring a name down (`n - 1`, `n // 2`, `x * 0.5`), or that passes a function's
     own parameters again unchanged. Recursion over a Python structure (`walk(node.left)`,
     `[f(v, depth + 1) for v in d.values()]`) or guarded by a Python flag ends while tracing
-    and is not reported, though it is still unrolled into the graph.
+    and is not reported, though it is still unrolled into the graph. So is a method that
+    calls itself again with the same arguments in a branch of `if self.flag:` after setting
+    that flag, itself or through a method of its class that does (`if self.built: ...` and
+    `else: self.build(shape); self.check(x)`): the call takes the other branch.
 
     Recursion bounded by a Python value is not reported either: each trace unrolls a fixed
     depth, as `nest(x, 3)` does with `def nest(v, depth): if depth == 0: return v` and
@@ -236,10 +239,24 @@ class RecursiveTfFunction(Rule):
         if not calls or not self._closes_cycle(node, calls):
             return
         if self._repeats_itself(node, function):
-            self.report(node)
+            if not _resets_its_guard(function.node, _called_name(node),
+                                     self._own_writes(function)):
+                self.report(node)
         elif self._counts_down(node):
             if not _Bounds.of(self.context).bounded(node, function, calls):
                 self.report(node)
+
+    def _own_writes(self, function):
+        """Method name → the attributes of ``self`` it assigns, for the methods of the class
+        that defines ``function`` (``FunctionInfo.writes``); None if it is no method."""
+        index = self.context.graph.index
+        info = index.functions.get(function.key)
+        cls = index.classes.get(info.class_qualname) if info is not None and \
+            info.class_qualname else None
+        if cls is None:
+            return None
+        return {name: index.functions[key].writes for name, key in cls.methods.items()
+                if key in index.functions}
 
     @staticmethod
     def _closes_cycle(node: cst.Call, calls) -> bool:
@@ -277,6 +294,66 @@ class RecursiveTfFunction(Rule):
         passed = [arg.value.value for arg in node.args
                   if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Name)]
         return len(passed) == len(node.args) == len(params) and passed == params
+
+
+#: Keras's own ``Layer.build`` sets ``self.built``: a subclass that calls ``self.build(...)``
+#: without defining it still changes that flag.
+_KERAS_BUILD_WRITES = {"build": frozenset({"built"})}
+
+
+def _resets_its_guard(function: Optional[ast.AST], name: Optional[str],
+                      writes: Optional[Dict[str, FrozenSet[str]]]) -> bool:
+    """Every call of ``name`` in ``function`` that passes its parameters again unchanged
+    sits in a branch of an ``if`` that tests an attribute of ``self`` (``if self.built:``),
+    and that branch sets the attribute before the call, directly or through a method of the
+    class that assigns it (``self.build(shape)``; ``writes``: method → attributes): the call
+    sees the other branch, so tracing ends (the recursion runs once more, not for ever)."""
+    if not isinstance(function, _FUNCTIONS) or name is None or writes is None:
+        return False
+    receiver = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][:1]
+    writes = {**_KERAS_BUILD_WRITES, **writes}
+
+    def set_by(statement: ast.stmt) -> Set[str]:
+        found: Set[str] = set()
+        for node in (statement, *_own_nodes(statement)):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(t.attr for t in targets if isinstance(t, ast.Attribute)
+                             and isinstance(t.value, ast.Name) and t.value.id in receiver)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name)
+                  and node.func.value.id in receiver):
+                found.update(writes.get(node.func.attr, ()))
+        return found
+
+    def calls(nodes) -> List[ast.Call]:
+        return [n for node in nodes for n in (node, *_own_nodes(node))
+                if isinstance(n, ast.Call) and _calls_named(n, name, bool(receiver))]
+
+    def guarded(statements: List[ast.stmt], tested: Set[str]) -> bool:
+        """Every recursive call in ``statements`` comes after a statement that sets one of
+        ``tested``, or in a nested ``if`` whose branch does."""
+        changed = False
+        for statement in statements:
+            if not calls([statement]):
+                changed = changed or bool(set_by(statement) & tested)
+                continue
+            if changed:
+                continue
+            if isinstance(statement, ast.If):
+                own = tested | {n.attr for n in (statement.test, *_own_nodes(statement.test))
+                                if isinstance(n, ast.Attribute)
+                                and isinstance(n.value, ast.Name)
+                                and n.value.id in receiver}
+                if calls([statement.test]):
+                    return False
+                if not (guarded(statement.body, own) and guarded(statement.orelse, own)):
+                    return False
+                continue
+            return False
+        return True
+
+    return bool(receiver) and bool(calls(function.body)) and guarded(function.body, set())
 
 
 def _called_name(node: cst.Call):
