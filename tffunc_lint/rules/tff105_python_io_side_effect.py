@@ -28,6 +28,7 @@ _IO = frozenset({
     "sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines",
 })
 _SUBPROCESS = "subprocess."
+_OPEN = frozenset({"builtins.open", "io.open"})
 #: Modules whose functions of these names emit a log record.
 _LOGGING_MODULES = ("logging", "absl.logging", "tensorflow.logging")
 _LOG_FUNCTIONS = frozenset({
@@ -68,6 +69,19 @@ def _module_loggers(context) -> FrozenSet[str]:
 def _resolve_ast(context, node: ast.expr) -> Optional[str]:
     dotted = ast_dotted_name(node)
     return context.names.resolve(dotted) if dotted else None
+
+
+def _writes(node: cst.Call) -> bool:
+    """``open(path, "w")``: the mode, a string literal, writes, appends or creates. A read
+    (no mode, ``"r"``, ``"rb"``) or a mode the code computes is not known to write."""
+    mode = None
+    for position, arg in enumerate(node.args):
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            mode = arg.value
+        elif arg.keyword is None and not arg.star and position == 1:
+            mode = arg.value
+    value = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+    return isinstance(value, str) and any(letter in value for letter in "wax+")
 
 
 class PythonIoSideEffect(Rule):
@@ -123,7 +137,11 @@ class PythonIoSideEffect(Rule):
     module's straight-line code) and a signature factory's
     `@tf.function(input_signature=...)` that its enclosing function returns without calling
     it (traced for export, then served without Python): what it logs while tracing is all it
-    logs, the structure of what it serves. I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
+    logs, the structure of what it serves. A file opened for reading (no mode, `"r"`,
+    `"rb"`, or a mode the code computes) is not reported: it gives the same content on
+    every call unless the program rewrites it, as with a configuration read to build a
+    parsing spec; a file opened to write, append or create (`"w"`, `"a"`, `"x"`, `"+"`) is.
+    I/O in one-time set-up is not reported: it is meant to run once (a plugin compiled and
     cached on first use, after `if key in cache: return cache[key]`; a file read under
     `if self.vocab is None:`). Logging static trace-time information is not reported: a plain message, a configuration
     value, a layer name, or a tensor's static properties (`x.shape`, `x.dtype`, `x.name`,
@@ -180,6 +198,8 @@ class PythonIoSideEffect(Rule):
         func = node.func
         qualified = self.context.qualified_name(func)
         spelled = f"{dotted_name(func)}()"
+        if qualified in _OPEN and not _writes(node):
+            return None  # a read gives the same content on every call
         if qualified in _IO or (qualified or "").startswith(_SUBPROCESS):
             return f"{spelled} runs only while tf.function traces, not on every call; {_FIX}"
         if qualified and self._is_log_function(qualified):

@@ -10,8 +10,8 @@ import tensorflow as tf
 
 from tffunc_lint.verify.recipe import capture, observe
 
-CLAIM = "a logging call in a tf.function logs once over 3 calls and a file read stays " \
-        "frozen; tf.print prints 3 times and tf.io reads every new value"
+CLAIM = "a logging call in a tf.function logs once over 3 calls and a line appended to a " \
+        "file is written once; tf.print prints 3 times and tf.io reads every new value"
 VALUES = (1.0, 2.0, 3.0)
 
 
@@ -49,12 +49,11 @@ def bad(fixture):
     logged, warned, written = records.count("loss:"), records.count("step with"), \
         output.count("step\n")
     with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "scale.txt")
-        scales = []
-        for scale in ("2", "5", "7"):
-            with open(path, "w") as handle:
-                handle.write(scale)
-            scales.append(float(fixture.load_scale(tf.constant(1.0), path)))
+        path = os.path.join(folder, "steps.txt")
+        for value in VALUES:
+            fixture.record_step(tf.constant(value), path)
+        with open(path) as handle:
+            appended = handle.read().count("step\n")
     commands, prompts = [], []  # stand-ins that count, instead of running a shell or asking
     fixture.module.os = types.SimpleNamespace(system=commands.append)
     fixture.module.subprocess = types.SimpleNamespace(run=lambda *args, **_: commands.append(args))
@@ -62,12 +61,12 @@ def bad(fixture):
     for value in VALUES:
         fixture.shell_out(tf.constant(value))
         fixture.ask(tf.constant(value))
-    holds = ((logged, warned, written) == (1, 1, 1) and scales == [2.0, 2.0, 2.0]
+    holds = ((logged, warned, written, appended) == (1, 1, 1, 1)
              and len(commands) == 2 and len(prompts) == 1)
     return observe(holds, f"3 calls: logging.info {logged}, logger.warning {warned}, "
-                          f"sys.stdout.write {written} time(s); file holding 2, 5, 7 read as "
-                          f"{scales}; os.system + subprocess.run ran {len(commands)} time(s) "
-                          f"together, input() {len(prompts)}")
+                          f"sys.stdout.write {written}, a line appended to a file "
+                          f"{appended} time(s); os.system + subprocess.run ran "
+                          f"{len(commands)} time(s) together, input() {len(prompts)}")
 
 
 def good(fixture):
