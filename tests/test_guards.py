@@ -38,6 +38,10 @@ def expr(text):
     ("not tf.executing_eagerly() or flag", guards.NEVER, True),
     ("flag", guards.NEVER, guards.NEVER),
     ("unknown.executing_eagerly()", True, guards.NEVER),
+    ("tf.executing_eagerly() == True", True, guards.NEVER),
+    ("tf.executing_eagerly() is False", guards.NEVER, True),
+    ("tf.executing_eagerly() != True", guards.NEVER, True),
+    ("tf.executing_eagerly() == 1", guards.NEVER, guards.NEVER),
 ])
 def test_untraced_if(test, when_true, when_false):
     assert reader().untraced_if(expr(test), True) == when_true
@@ -144,3 +148,30 @@ def test_excluded_by_an_earlier_exit():
 ])
 def test_exits(source, leaves):
     assert guards.exits(ast.parse(source).body) is leaves
+
+
+@pytest.mark.parametrize("source, names", [
+    ("def f(x):\n    clip = False\n    if x:\n        clip = None\n    return clip", {"clip"}),
+    ("def f(x):\n    clip = False\n    if x:\n        clip = True\n    return clip", set()),
+    ("def f(clip=False):\n    clip = False\n    return clip", set()),
+    ("def f(x):\n    global debug\n    debug = 0\n    return debug", set()),
+    ("def f(x):\n    a = b = 0\n    for a in x:\n        pass\n    return a, b", {"b"}),
+    ("def f(x):\n    done = False\n    def g():\n        nonlocal done\n"
+     "        done = True\n    return g", {"done"}),
+])
+def test_never_true_locals(source, names):
+    """Names every binding of the function's own code sets false; a nested function's
+    ``nonlocal`` rebinding is its own code, not the outer one's (left to the reader of the
+    nested scope), so the outer name still counts."""
+    assert guards.never_true_locals(ast.parse(source).body[0]) == names
+
+
+def test_a_lambda_has_no_never_true_locals():
+    assert guards.never_true_locals(expr("lambda x: f(x)")) == frozenset()
+
+
+def test_a_name_never_true_makes_its_branch_dead():
+    found = guards.GuardReader(NAMES.resolve, None, {}, frozenset({"clip"}))
+    assert found.untraced_if(expr("clip == True"), True) is True
+    assert found.untraced_if(expr("clip is not False"), True) is True
+    assert found.untraced_if(expr("clip == False"), True) == guards.NEVER

@@ -16,6 +16,7 @@ from .lazy_libcst import NodeTypes, cst
 
 from .. import requirements
 from ..finding import Finding, TraceReason
+from . import guards
 from .graph_context import GraphContext, TracedFunction
 from .guarded_code import (in_eager_branch, in_lazy_initialization, in_non_tensor_branch,
                            in_other_mode)
@@ -57,6 +58,7 @@ class FileContext:
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
+        self._never_true: Dict[int, FrozenSet[str]] = {}
         self.ancestors: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
         self.replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
@@ -70,6 +72,7 @@ class FileContext:
         self.function = None
         self._facts = {}
         self._tree_facts = {}
+        self._never_true = {}
         self.ancestors = []
         self.replacements = {}
         self.pending = []
@@ -90,7 +93,18 @@ class FileContext:
             outer = self.graph.index.functions[self.function.key].outer_aliases
         return in_eager_branch(self.ancestors, self.qualified_name, self._predicate, outer,
                                (self.graph.index.off_flags - self.local_names)
-                               | self.graph.index.eager_settings)
+                               | self.graph.index.eager_settings | self._never_true_locals())
+
+    def _never_true_locals(self) -> FrozenSet[str]:
+        """The flags of the function being walked that it only ever sets false
+        (``guards.never_true_locals``)."""
+        node = self.function.node if self.function is not None else None
+        if node is None:
+            return frozenset()
+        found = self._never_true.get(id(node))
+        if found is None:
+            found = self._never_true[id(node)] = guards.never_true_locals(node)
+        return found
 
     def tensorflow_versions(self) -> Optional[str]:
         """The TensorFlow versions the file is written for, as a specifier (the setting,

@@ -25,7 +25,7 @@ import ast
 import functools
 import operator
 import re
-from typing import (AbstractSet, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple,
+from typing import (AbstractSet, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple,
                     Union)
 
 from .names import ast_dotted_name
@@ -129,6 +129,9 @@ class GuardReader:
                 return self._fold(alias, value, term, either, both)
             finally:
                 self.aliases[test.id] = alias
+        flag = _compared_to_bool(test)
+        if flag is not None:  # ``if flag == True:``, ``if flag is False:``
+            return self._fold(flag[0], value == flag[1], term, either, both)
         if isinstance(test, ast.BoolOp):
             answers = [self._fold(v, value, term, either, both) for v in test.values]
             return functools.reduce(
@@ -327,6 +330,66 @@ def _conjuncts(test: ast.expr) -> List[ast.expr]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [term for value in test.values for term in _conjuncts(value)]
     return [test]
+
+
+def _compared_to_bool(test: ast.expr) -> Optional[Tuple[ast.expr, bool]]:
+    """``x == True``, ``x is False``, ``x != True``: the tested expression, and the truth
+    value of the test when ``x`` is true."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    right = test.comparators[0]
+    if not (isinstance(right, ast.Constant) and right.value in (True, False)
+            and isinstance(right.value, bool)):
+        return None
+    op = test.ops[0].__class__
+    if op in (ast.Eq, ast.Is):
+        return test.left, right.value
+    if op in (ast.NotEq, ast.IsNot):
+        return test.left, not right.value
+    return None
+
+
+def never_true_locals(function: ast.AST) -> FrozenSet[str]:
+    """Local names of ``function`` that every binding in its own code sets to a false
+    constant (``clip_max = False``, ``debug = None``): no parameter, no ``global`` or
+    ``nonlocal``, no other kind of binding. ``if clip_max:`` never runs there."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return frozenset()  # a lambda binds nothing but its parameters
+    false: Set[str] = set()
+    other: Set[str] = set()
+    arguments = function.args
+    if arguments is not None:
+        other.update(a.arg for a in (*arguments.posonlyargs, *arguments.args,
+                                     *arguments.kwonlyargs, arguments.vararg,
+                                     arguments.kwarg) if a is not None)
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            other.add(node.name)
+            continue
+        if cls is ast.Lambda:
+            continue
+        if cls in (ast.Assign, ast.AnnAssign):
+            targets = node.targets if cls is ast.Assign else [node.target]
+            value = node.value
+            if (value.__class__ is ast.Constant and not value.value
+                    and all(t.__class__ is ast.Name for t in targets)):
+                false.update(t.id for t in targets)
+                continue
+        elif cls in (ast.Global, ast.Nonlocal):
+            other.update(node.names)
+        elif cls is ast.Name and node.ctx.__class__ is not ast.Load:
+            other.add(node.id)
+        elif cls is ast.ExceptHandler and node.name:
+            other.add(node.name)
+        elif cls.__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+            other.add(getattr(node, "name", None) or getattr(node, "rest", None) or "")
+        elif cls in (ast.Import, ast.ImportFrom):
+            other.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        stack.extend(child_nodes(node))
+    return frozenset(false - other)
 
 
 def _constant(node: Optional[ast.expr]):
