@@ -36,10 +36,32 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class _Run:
-    __slots__ = ("line", "kinds", "cls")
+    __slots__ = ("line", "kinds", "cls", "receiver")
 
-    def __init__(self, line: int, kinds: tuple, cls: Optional[str]) -> None:
-        self.line, self.kinds, self.cls = line, kinds, cls
+    def __init__(self, line: int, kinds: tuple, cls: Optional[str],
+                 receiver: Optional[str] = None) -> None:
+        self.line, self.kinds, self.cls, self.receiver = line, kinds, cls, receiver
+
+
+def only_new_models_after(tree: ast.Module, timeline: Timeline, line: int) -> bool:
+    """Every module-level run of a model after ``line`` (``fit``, ``evaluate``,
+    ``predict`` …) runs an object made after it: the run's receiver is a name that only
+    statements after ``line`` bind where the run is. Keras traces the functions of such an
+    object on its first run, after ``line``; the functions of the objects made before are
+    never run again. False when that cannot be told: a run in a function or class (which
+    may be called at any time), or through an expression other than a name."""
+    runs = _module_runs(tree, timeline)
+    if runs is None:
+        return False
+    for run in runs:
+        if run.line <= line:
+            continue
+        if run.receiver is None:
+            return False
+        bound = [at for at, _, _ in timeline.in_force(run.receiver, run.line, run.line)]
+        if not bound or min(bound) <= line:
+            return False
+    return True
 
 
 def run_times(tree: ast.Module, timeline: Timeline, cls: str, method: str
@@ -90,8 +112,10 @@ def _module_runs(tree: ast.Module, timeline: Timeline) -> Optional[List[_Run]]:
                 kinds = (kind,)
                 if kind == TRAIN and any(k.arg in _VALIDATION for k in node.keywords):
                     kinds = (TRAIN, TEST)
+                receiver = node.func.value
                 runs.append(_Run(node.lineno, kinds,
-                                 _receiver_class(node.func.value, node.lineno, timeline)))
+                                 _receiver_class(receiver, node.lineno, timeline),
+                                 receiver.id if isinstance(receiver, ast.Name) else None))
         inner = nested or isinstance(node, _SCOPES)
         stack.extend((child, inner) for child in reversed(list(child_nodes(node))))
     return runs

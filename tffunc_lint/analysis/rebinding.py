@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .guards import init_targets
-from .keras_runs import run_times
+from .keras_runs import only_new_models_after, run_times
 from .module_index import (CALLED, DATASET_CHAIN_METHODS, DATASET_METHODS, DATASET_NAME,
                            KERAS_GRAPH_METHODS, iter_statements, statement_bindings)
 from .scoped_state import exports, set_around_a_call, set_around_keras_runs
@@ -844,6 +844,14 @@ class Rebinding:
             return None
         method = function.qualname[len(function.class_qualname) + 1:]
         return run_times(self._tree, self.timeline(), function.class_qualname, method)
+
+    def before_new_models(self, lines: Iterable[int]) -> bool:
+        """Each of ``lines``, module-level statements outside any loop, comes after every
+        run of the models made before it (``keras_runs.only_new_models_after``): what
+        Keras traced before it is not run again."""
+        timeline = self.timeline()
+        return all(timeline.unit_at(line) is None and not timeline.in_loop(line)
+                   and only_new_models_after(self._tree, timeline, line) for line in lines)
 
     def _rebinding_times(self, name: str) -> Times:
         """When ``name`` gets a new value: its module-level bindings, and whenever a function

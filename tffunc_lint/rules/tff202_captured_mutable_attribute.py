@@ -94,6 +94,11 @@ class CapturedMutableAttribute(Rule):
     In a Keras `train_step`, `test_step` or `predict_step` (and code they call), an
     attribute that only `compile()` reassigns is not reported: `compile()` drops the traced
     step function, so the next `fit` traces again with the new value.
+    A flag of a layer that a program switches only after the last run (`fit`, `evaluate`,
+    `predict` …) of every model made before the switch is not reported either
+    (`encoder.downstream = True`, then `probe = keras.Sequential([..., encoder, ...])` and
+    `probe.fit(...)`): each model run after it is a new object, whose functions Keras traces
+    with the new value. Running a model made before the switch again is reported.
     Attributes assigned only in `__init__`, `build`, `__post_init__`, `setUp`, the hooks
     Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), or a
     method that adds weights or changes which weights train (`self.add_weight(...)`,
@@ -202,7 +207,8 @@ class CapturedMutableAttribute(Rule):
                 or passed is None and self._only_set_here(classes, attribute, line)
                 or passed is None and state_use.StateUse.of(self.context).one_constant(attribute)
                 or state_use.StateUse.of(self.context).set_first_in_each_trace(function.node, attribute)
-                or self._fresh_each_run(classes, attribute)):
+                or self._fresh_each_run(classes, attribute)
+                or self._set_before_new_models(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
         self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
@@ -237,6 +243,20 @@ class CapturedMutableAttribute(Rule):
                    for name, attributes in facts.writers.get(cls, {}).items()
                    if attribute in attributes}
         return not rebinding.changes_attribute(run, attribute, writers)
+
+    def _set_before_new_models(self, classes: Set[str], attribute: str) -> bool:
+        """Only Keras runs trace the method, no method of the classes but set-up assigns
+        the attribute, and each statement of the program that does comes after every run of
+        the models made before it (``Rebinding.before_new_models``): a flag switched on
+        trained layers for a new model built from them, which Keras traces afresh."""
+        reason = self.context.reason
+        if reason is None or not reason.by_keras():
+            return False
+        facts = self.facts(self.context)
+        if any(attribute in facts.by_methods.get(cls, {}) for cls in classes or facts.by_methods):
+            return False
+        lines = [line for _, changed, line in facts.changes if changed == attribute]
+        return bool(lines) and rebinding.Rebinding.of(self.context).before_new_models(lines)
 
     def _reset_by_compile(self, classes: Set[str], attribute: str) -> bool:
         """In a Keras ``train_step``/``test_step``/``predict_step`` (or code they call), an
