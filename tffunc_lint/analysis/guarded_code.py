@@ -200,6 +200,9 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
                 return True
             if child is parent.orelse and tests.untraced_if(parent.test, False):
                 return True
+        elif isinstance(parent, cst.ExceptHandler) and child is parent.body:
+            if _catches_op_errors(parent, resolve):
+                return True
         elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
             value = isinstance(parent.operator, cst.And)
             if tests.untraced_if(parent.left, value):
@@ -208,6 +211,21 @@ def in_eager_branch(ancestors: Sequence[cst.CSTNode], resolve: Resolve,
             if _after_untraced_exit(parent.body, child, tests):
                 return True
     return False
+
+
+#: Where TensorFlow's op errors live: ``tf.errors.InvalidArgumentError`` and the rest.
+_OP_ERRORS = ("tensorflow.errors.", "tensorflow.python.framework.errors")
+
+
+def _catches_op_errors(handler: "cst.ExceptHandler", resolve: Resolve) -> bool:
+    """``except tf.errors.InvalidArgumentError:`` (or a tuple of such errors): an op raises
+    them when it runs, not while a graph is built, so in traced code the handler runs only
+    when the function is called eagerly."""
+    kind = handler.type
+    if kind is None:
+        return False
+    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    return all((resolve(k) or "").startswith(_OP_ERRORS) for k in kinds) and bool(kinds)
 
 
 def _enclosing_tests(ancestors: Sequence[cst.CSTNode]
