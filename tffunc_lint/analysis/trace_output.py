@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 from .lazy_libcst import cst
 
-from .tensor_taint import is_tainted
+from .tensor_taint import STATIC_ATTRIBUTES, is_tainted
 from .ast_walk import child_nodes, walk_nodes
 from .module_index import DATASET_METHODS
 from .patterns import lazy_compile
@@ -104,6 +104,45 @@ def _names_values(node: cst.BaseExpression) -> bool:
     if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "format" and _is_literal(node.func.value)):
         return all(_names_values(arg.value) for arg in node.args)
+    return False
+
+
+def shows_static_only(call: cst.Call) -> bool:
+    """What the message shows, besides literal text, is only static properties of tensors
+    (``x.shape``, ``x.dtype``, ``x.shape[0]``, ``x.get_shape()``, ``len(x.shape)``), also as
+    the fields of an f-string or the arguments of ``%`` and ``.format``: what the trace
+    knows, the same on every pass of a loop, written once per trace by design."""
+    values = [arg.value for arg in call.args if arg.keyword is None]
+    return any(not _is_literal(v) for v in values) and all(_static_text(v) for v in values)
+
+
+def _static_text(node: cst.BaseExpression) -> bool:
+    if _is_literal(node) or _static_property(node):
+        return True
+    if isinstance(node, cst.FormattedString):
+        return all(_static_text(part.expression) for part in node.parts
+                   if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        right = node.right
+        values = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+        return _is_literal(node.left) and all(_static_text(value) for value in values)
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "format" and _is_literal(node.func.value)):
+        return all(_static_text(arg.value) for arg in node.args)
+    return False
+
+
+def _static_property(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.dtype``, ``x.shape[0]``, ``x.shape.as_list()``, ``len(x.shape)``."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in STATIC_ATTRIBUTES and node.attr.value != "keys"
+    if isinstance(node, cst.Subscript):
+        return _static_property(node.value)
+    if isinstance(node, cst.Call) and not node.args:
+        return _static_property(node.func)
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+            and node.func.value == "len" and len(node.args) == 1):
+        return _static_property(node.args[0].value)
     return False
 
 

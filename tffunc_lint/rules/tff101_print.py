@@ -44,7 +44,8 @@ class PrintInTfFunction(Rule):
     tracing (`print("Tracing with", x)`, the TensorFlow guide's way to watch retracing) or
     shows static trace-time information (`x.shape`, `x.dtype`, `x.name`, or the tensor
     itself under a label that asks for its shape or dtype, `print("x shape", x)`): those
-    are not reported, as TFF105 does not report such logging. Nor are Python values that
+    are not reported, as TFF105 does not report such logging; nor in a graph loop, whose
+    body is traced once: the static properties printed are the same on every pass. Nor are Python values that
     come with tensors: the keys of a mapping of tensors (`for k, v in inputs.items():
     print(k)`; a tensor is not hashable, also in a comprehension, `[k for k, v in
     inputs.items()]`) and `enumerate`'s counter.
@@ -135,7 +136,7 @@ class PrintInTfFunction(Rule):
             return None
         if any(trace_output.shows_tensor_value(context, arg.value) for arg in node.args):
             return self.message
-        if loop_kind.in_graph_loop(context):
+        if loop_kind.in_graph_loop(context) and not trace_output.shows_static_only(node):
             return _LOOP_MESSAGE
         if (trace_output.plain_message(node) and not trace_output.under_static_check(context)
                 and not (context.reason is not None and context.reason.by_keras())):

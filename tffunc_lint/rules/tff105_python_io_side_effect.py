@@ -146,7 +146,8 @@ class PythonIoSideEffect(Rule):
     `if self.vocab is None:`). Logging static trace-time information is not reported: a plain message, a configuration
     value, a layer name, or a tensor's static properties (`x.shape`, `x.dtype`, `x.name`,
     `x.device`, `x.ndim`, `x.shape[0]`, `x.shape.rank`, `len(x.shape)`). It is written once
-    per trace, which is usually the intent. Logging a value is reported, including through
+    per trace, which is usually the intent, also in a graph loop: the static properties are
+    the same on every pass. Logging a value is reported, including through
     `str(x)`. Values are followed as TFF203 follows them: the parameters of a function
     TensorFlow traces directly (except `self`, `*args`/`**kwargs`, and parameters with a
     literal default or an `int`/`float`/`bool`/`str` annotation), parameters annotated as
@@ -218,7 +219,7 @@ class PythonIoSideEffect(Rule):
         if any(trace_output.shows_tensor_value(self.context, arg.value) for arg in node.args):
             return (f"{spelled} logs a symbolic tensor (Tensor(\"...\")) once per trace, not "
                     f"its value on every call; {_VALUE_FIX}")
-        if loop_kind.in_graph_loop(self.context):
+        if loop_kind.in_graph_loop(self.context) and not trace_output.shows_static_only(node):
             return (f"{spelled} in a graph loop (tf.range, tensor or dataset) logs once while "
                     f"tracing, not on every iteration; {_LOOP_FIX}")
         return None
