@@ -1421,10 +1421,13 @@ class _Indexer:
                 self.dataset_predicates.add(node.name)
         else:
             scope.nested[node.name] = key
+        # ``@tf.py_function(Tout=...)``; a bare ``@tf.py_function`` fails where the def
+        # runs (``Tout`` is required), but what it asks for is the same: never traced.
         info.runs_eagerly = any(
-            isinstance(d, ast.Call) and is_py_function(
-                self._qualified(d.func), d.func.attr if isinstance(d.func, ast.Attribute)
-                else None) for d in node.decorator_list)
+            is_py_function(self._qualified(target), target.attr
+                           if isinstance(target, ast.Attribute) else None)
+            for target in (d.func if isinstance(d, ast.Call) else d
+                           for d in node.decorator_list))
         info.custom_gradient = any(
             self._qualified(d.func if isinstance(d, ast.Call) else d) == _CUSTOM_GRADIENT
             for d in node.decorator_list)
