@@ -1312,6 +1312,9 @@ class _AttributeWalker:
             name = target.value.id
             kind = self._kind(value, None if isinstance(node, ast.AugAssign) else target,
                               where.function)
+            if kind == _OTHER and _updates_in_place(node) and not _set_before(
+                    where.function, target, node.lineno):
+                kind = _PYTHON
             if cls is not None and name == where.self_name and where.direct:
                 self.result.writers.setdefault(cls, {}).setdefault(
                     where.method, set()).add(target.attr)
@@ -1482,6 +1485,41 @@ def changes_variables(method: ast.AST, self_name: Optional[str]) -> bool:
                 for target in getattr(node, "targets", None) or [node.target]):
             return True
         stack.extend(child_nodes(node))
+    return False
+
+
+#: Operators of ``x op= y`` that compute a new value from the old one.
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _updates_in_place(node: ast.stmt) -> bool:
+    """``self.beta /= self.factor``, ``self.steps += n``: arithmetic that computes the new
+    value from the old, state that evolves from call to call whatever it is given. A trace
+    keeps what it read, a Python number or the eager tensor it captured, so the update
+    is as frozen as any reassignment. Not ``self.items += [x]``, which extends a list."""
+    return (isinstance(node, ast.AugAssign) and isinstance(node.op, _ARITHMETIC)
+            and not isinstance(node.value, (ast.List, ast.Tuple, ast.ListComp, ast.Dict,
+                                            ast.Set, ast.DictComp, ast.SetComp,
+                                            ast.GeneratorExp)))
+
+
+def _set_before(function: Optional[ast.AST], target: ast.Attribute, line: int) -> bool:
+    """The function assigns ``target`` (``self.count = ...``) before ``line`` in its own
+    code: an update in place after it builds the value up within one call, from what the
+    call set (``self.count = len(a)``, then ``self.count += len(b)``)."""
+    if function is None:
+        return False
+    dotted = ast_dotted_name(target)
+    stack = list(getattr(function, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno < line
+                and any(ast_dotted_name(t) == dotted for t in
+                        (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+            return True
+        stack.extend(child for child in child_nodes(node) if isinstance(child, ast.stmt))
     return False
 
 

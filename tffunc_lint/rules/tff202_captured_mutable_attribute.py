@@ -35,7 +35,11 @@ class CapturedMutableAttribute(Rule):
     `self.mode = "eval"`, `model.scale = 2` on an instance. A value computed by calls counts
     when it updates the attribute from its own old value, as state does that changes call
     after call (`self.size = min(self.size + len(batch), limit)`); one computed from a
-    configuration (`self.size = len(vocabulary)`) does not.
+    configuration (`self.size = len(vocabulary)`) does not. So does arithmetic in place,
+    whatever it is given (`self.beta /= self.factor`, an adaptive penalty): the trace keeps
+    the number, or the eager tensor, it read; unless the same method set the attribute
+    before (`self.count = len(a)`, then `self.count += len(b)`), building the value up in
+    one call.
 
     ## Why is this bad?
     A `tf.function` reads Python attributes only while it traces, and bakes their values
