@@ -1583,3 +1583,23 @@ def test_a_copy_of_a_program_runs_on_its_own(capsys, tmp_path, original, copy):
     _, findings = lint_project_json(capsys, tmp_path)
     assert sorted(os.path.basename(f["path"]) for f in findings
                   if f["code"] == "TFF101") == sorted([original, copy])
+
+
+def test_a_callback_in_another_module_sets_what_a_traced_step_reads(capsys, tmp_path):
+    """A Keras callback's hook sets ``self.model.epochs``; the model, in another module,
+    reads it in its traced ``train_step``: the finding says where the callback sets it.
+    Linted alone, the model's module knows no callback."""
+    (tmp_path / "network.py").write_text(
+        "import tensorflow as tf\n\n\nclass Network(tf.keras.Model):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.epochs = 0\n\n"
+        "    def train_step(self, data):\n"
+        "        return {\"loss\": tf.reduce_mean(data) * self.epochs}\n", encoding="utf-8")
+    (tmp_path / "callbacks.py").write_text(
+        "import tensorflow as tf\n\n\nclass Count(tf.keras.callbacks.Callback):\n"
+        "    def on_epoch_end(self, epoch, logs=None):\n"
+        "        self.model.epochs = epoch + 1\n", encoding="utf-8")
+    code, findings = lint_project_json(capsys, tmp_path)
+    assert [(os.path.basename(f["path"]), f["line"], f["code"]) for f in findings] == [
+        ("network.py", 10, "TFF202")]
+    assert "(line 6 of callbacks.py)" in findings[0]["message"]
+    assert _where(capsys, tmp_path / "network.py") == []

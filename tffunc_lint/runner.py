@@ -215,6 +215,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             or project.superseded != alone.superseded
             or index.names_layers_with_seed and project.keras_3 != alone.keras_3
             or project.eager_lambdas != alone.eager_lambdas
+            or dict(project.callback_writes) != dict(alone.callback_writes)
             # code that never runs makes no call of a ``tf.function`` (TFF401, TFF403)
             or _dead_tf_functions(index, project) != _dead_tf_functions(index, alone)
             or flags != {(key, reason.once, reason.fresh)

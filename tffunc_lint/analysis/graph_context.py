@@ -77,6 +77,9 @@ class ModuleView(NamedTuple):
     eager_lambdas: FrozenSet[FunctionKey] = frozenset()
     """Lambdas of the module that Python runs, through tf.py_function (see
     ``ProjectGraph.eager_lambdas``)."""
+    callback_writes: Mapping[str, Tuple[str, int]] = {}
+    """Attributes that Keras callbacks of the project set on the model they train, each
+    with where (see ``ProjectGraph.callback_writes``)."""
 
 
 #: The stem of a file kept as a copy of another: the other's stem, then a word saying so
@@ -216,6 +219,7 @@ class ProjectGraph:
         self._keras_3: Optional[FrozenSet[str]] = None
         self._hands_on: Dict[str, bool] = {}
         self._any_before: Optional[bool] = None
+        self._callback_writes: Optional[Dict[str, Tuple[str, int]]] = None
         #: ``_importers_of`` and ``_more_importers`` by path: asked for every module by each
         #: whole-project question (``on_tensorflow_1``, ``script`` …); callers never change
         #: the lists.
@@ -707,7 +711,26 @@ class ProjectGraph:
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
                           self.runs_before(index), self.superseded(index),
-                          self.keras_3(index), self.eager_lambdas(index))
+                          self.keras_3(index), self.eager_lambdas(index),
+                          self.callback_writes(index))
+
+    def callback_writes(self, index: ModuleIndex) -> Dict[str, Tuple[str, int]]:
+        """For a module with Keras models: the attributes that hooks of the project's
+        classes set on ``self.model`` (``ModuleIndex.callback_model_writes``), the model a
+        Keras callback is given, each with the first module and line that does. Keras runs
+        the hooks between the calls of the model's traced step functions."""
+        if not any(cls.bases for cls in index.classes.values()):
+            return {}
+        found = self._callback_writes
+        if found is None:
+            found = self._callback_writes = {}
+            for module in self.by_path.values():
+                for name, line in module.callback_model_writes.items():
+                    found.setdefault(name, (module.path, line))
+        if not found or not any(kind == "Model"
+                                for kind, _ in self.keras_classes(index).values()):
+            return {}
+        return found
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:
         """The classes of ``index`` that derive from Keras, directly or through the project:
@@ -1767,8 +1790,12 @@ class GraphContext:
                  runs_eagerly: bool = False, self_contained: bool = False,
                  never_run: Tuple[Tuple[int, int], ...] = (),
                  runs_before: Optional[Tuple[int, int]] = None, superseded: bool = False,
-                 keras_3: bool = False, eager_lambdas: FrozenSet[FunctionKey] = frozenset()):
+                 keras_3: bool = False, eager_lambdas: FrozenSet[FunctionKey] = frozenset(),
+                 callback_writes: Optional[Mapping[str, Tuple[str, int]]] = None):
         self.index = index
+        self.callback_writes: Mapping[str, Tuple[str, int]] = callback_writes or {}
+        """Attributes that Keras callbacks set on the model they train (see
+        ``ModuleView.callback_writes``)."""
         self.eager_lambdas = eager_lambdas
         """Lambdas of this module that Python runs, through tf.py_function."""
         self.keras_3 = keras_3
@@ -1823,7 +1850,7 @@ class GraphContext:
                           self.direct_steps, self.keras_classes, self.whole_program,
                           self.imported_names, self.runs_eagerly, self.self_contained,
                           self.never_run, self.runs_before, self.superseded, self.keras_3,
-                          self.eager_lambdas)
+                          self.eager_lambdas, self.callback_writes)
 
     def get(self, key: FunctionKey) -> Optional[TracedFunction]:
         reason = self.traced.get(key)

@@ -826,6 +826,10 @@ class ModuleIndex:
     """The first TensorFlow release that removed an API the module's code uses, or that a
     notebook was not last run on (see ``tensorflow_versions``): the module runs only on
     the releases before it."""
+    callback_model_writes: Dict[str, int] = field(default_factory=dict)
+    """Attributes that a hook of a class of the module (``on_epoch_end`` …, as Keras
+    callbacks have) sets on ``self.model``, the model Keras trains, with the first line
+    (``self.model.epochs = epoch + 1``): set between two runs of the model's traced step."""
     keras_3: bool = False
     """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
@@ -1730,8 +1734,27 @@ class _Indexer:
         else:
             scope.eager_models.discard(name)
 
+    def visit_AugAssign(self, node: ast.AugAssign, scope: _Scope) -> None:
+        self.generic_visit(node, scope)
+        self._sets_model_attribute(node.target, node.lineno, scope)
+
+    def _sets_model_attribute(self, target: ast.expr, line: int, scope: _Scope) -> None:
+        """``self.model.<name> = ...`` in a hook (``on_...``) of a class: what a Keras
+        callback sets on the model it trains (``ModuleIndex.callback_model_writes``)."""
+        function = scope.function
+        if (function is None or scope.cls is None or target.__class__ is not ast.Attribute
+                or not function.qualname.startswith(scope.cls.qualname + ".on_")):
+            return
+        holder = target.value
+        if (holder.__class__ is ast.Attribute and holder.attr == "model"
+                and holder.value.__class__ is ast.Name and holder.value.id == "self"):
+            self.index.callback_model_writes.setdefault(target.attr, line)
+
     def visit_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         self.generic_visit(node, scope)
+        if scope.cls is not None and scope.function is not None:
+            for target in node.targets:
+                self._sets_model_attribute(target, node.lineno, scope)
         if scope.eager_models or any(isinstance(t, ast.Attribute) for t in node.targets):
             for target in node.targets:
                 if isinstance(target, ast.Name):

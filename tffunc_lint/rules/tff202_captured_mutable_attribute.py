@@ -147,7 +147,11 @@ class CapturedMutableAttribute(Rule):
     order (cell order in a notebook), or a method of its class that changes it; a later
     `def` of the same name is another function, with its own calls. Otherwise `model.bias`
     is reported when some class of the module reassigns a Python `bias` and none holds a
-    TensorFlow object there. Changes made by other modules are not seen. Creating a new
+    TensorFlow object there. Changes made by other modules are not seen, except
+    those of a Keras callback: an attribute that a hook (`on_epoch_end` …) of any class of
+    the project sets on `self.model`, the model Keras trains, counts for the project's
+    Keras models that read it in traced code and store no TensorFlow object there (an
+    epoch count or a KL weight set between epochs, which the traced step never sees). Creating a new
     `tf.function` after changing the object is the guide's other fix.
 
     ## References
@@ -174,7 +178,8 @@ class CapturedMutableAttribute(Rule):
     def triggers_for(cls, context):
         if not context.graph:
             return ()
-        attributes = sorted(cls.facts(context).attributes())
+        attributes = sorted(cls.facts(context).attributes() | set(
+            context.graph.callback_writes))
         if not attributes:
             return ()
         return (re.compile(r"\.(?:%s)\b" % "|".join(map(re.escape, attributes))),)
@@ -206,16 +211,37 @@ class CapturedMutableAttribute(Rule):
         else:
             line = (facts.rebound_in(classes, attribute) if classes
                     else facts.rebound_anywhere(attribute))
+        where = None
+        if line is None and classes:
+            where = self._set_by_callback(classes, attribute, facts)
+            line = -1 if where is not None else None  # in a callback, not in this code
         if (line is None or self._tests_own_initialisation(node, classes)
-                or self._reset_by_compile(classes, attribute)
+                or where is None and self._reset_by_compile(classes, attribute)
                 or passed is None and self._only_set_here(classes, attribute, line)
-                or passed is None and state_use.StateUse.of(self.context).one_constant(attribute)
+                or passed is None and where is None
+                and state_use.StateUse.of(self.context).one_constant(attribute)
                 or state_use.StateUse.of(self.context).set_first_in_each_trace(function.node, attribute)
                 or self._fresh_each_run(classes, attribute)
                 or self._set_before_new_models(classes, attribute)):
             return
         self._seen.add((function.key, attribute))
-        self.report(node, self.message.format(obj=obj, attr=attribute, line=line))
+        self.report(node, self.message.format(obj=obj, attr=attribute,
+                                              line=line if where is None else where))
+
+    def _set_by_callback(self, classes: Set[str], attribute: str,
+                         facts: rebinding.AttributeRebinding) -> Optional[str]:
+        """Where a Keras callback of the project sets the attribute on the model it trains
+        (``self.model.epochs = epoch + 1`` in ``on_epoch_end``), for a Keras model class
+        that stores no TensorFlow object there: Keras runs the hook between two calls of
+        the model's traced step (``GraphContext.callback_writes``); None otherwise."""
+        graph = self.context.graph
+        found = graph.callback_writes.get(attribute)
+        if found is None or any(attribute in facts.tensorflow.get(cls, ()) for cls in classes):
+            return None
+        if not any(graph.keras_classes.get(cls, ("",))[0] == "Model" for cls in classes):
+            return None
+        path, line = found
+        return str(line) if path == self.context.path else f"{line} of {_base_name(path)}"
 
     def _only_set_here(self, classes: Set[str], attribute: str, line: int) -> bool:
         """The traced method itself is the only code, besides set-up, that reassigns the
@@ -401,3 +427,7 @@ def _self_name(function, info) -> Optional[str]:
     if info.qualname == f"{info.class_qualname}.{info.key[2] if info.key[0] == 'def' else ''}":
         return params[0] if params else None
     return None if "self" in params else "self"
+
+
+def _base_name(path: str) -> str:
+    return path.replace("\\", "/").rpartition("/")[2]
