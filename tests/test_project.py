@@ -1603,3 +1603,25 @@ def test_a_callback_in_another_module_sets_what_a_traced_step_reads(capsys, tmp_
         ("network.py", 10, "TFF202")]
     assert "(line 6 of callbacks.py)" in findings[0]["message"]
     assert _where(capsys, tmp_path / "network.py") == []
+
+
+def test_a_notebook_callback_reaches_only_the_notebook_own_models(capsys, tmp_path):
+    """Nothing imports a notebook: a callback it defines sets the attribute on its own
+    models only, not on those of another notebook that reads an attribute of that name."""
+    def notebook(*cells):
+        return json.dumps({"cells": [{"cell_type": "code", "source": cell, "metadata": {},
+                                      "outputs": [], "execution_count": None}
+                                     for cell in cells],
+                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (tmp_path / "train.ipynb").write_text(notebook(
+        "import tensorflow as tf\n\n\nclass Beta(tf.keras.callbacks.Callback):\n"
+        "    def on_epoch_end(self, epoch, logs=None):\n"
+        "        self.model.beta = 0.5\n"), encoding="utf-8")
+    (tmp_path / "vae.ipynb").write_text(notebook(
+        "import tensorflow as tf\n\n\nclass VAE(tf.keras.Model):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.beta = 1.0\n\n"
+        "    def train_step(self, data):\n"
+        "        return {\"loss\": tf.reduce_mean(data) * self.beta}\n",
+        "model = VAE()\nmodel.compile(\"adam\")\nmodel.fit(tf.ones((4, 2)), epochs=2)\n"),
+        encoding="utf-8")
+    assert _where(capsys, tmp_path) == []

@@ -718,18 +718,23 @@ class ProjectGraph:
         """For a module with Keras models: the attributes that hooks of the project's
         classes set on ``self.model`` (``ModuleIndex.callback_model_writes``), the model a
         Keras callback is given, each with the first module and line that does. Keras runs
-        the hooks between the calls of the model's traced step functions."""
+        the hooks between the calls of the model's traced step functions. A notebook's
+        callbacks reach only its own models, and a notebook's models only its own
+        callbacks: nothing imports a notebook."""
         if not any(cls.bases for cls in index.classes.values()):
             return {}
+        if not any(kind == "Model" for kind, _ in self.keras_classes(index).values()):
+            return {}
+        if index.path.endswith(".ipynb"):
+            return {name: (index.path, line)
+                    for name, line in index.callback_model_writes.items()}
         found = self._callback_writes
         if found is None:
             found = self._callback_writes = {}
             for module in self.by_path.values():
-                for name, line in module.callback_model_writes.items():
-                    found.setdefault(name, (module.path, line))
-        if not found or not any(kind == "Model"
-                                for kind, _ in self.keras_classes(index).values()):
-            return {}
+                if not module.path.endswith(".ipynb"):
+                    for name, line in module.callback_model_writes.items():
+                        found.setdefault(name, (module.path, line))
         return found
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:

@@ -151,7 +151,8 @@ class CapturedMutableAttribute(Rule):
     those of a Keras callback: an attribute that a hook (`on_epoch_end` …) of any class of
     the project sets on `self.model`, the model Keras trains, counts for the project's
     Keras models that read it in traced code and store no TensorFlow object there (an
-    epoch count or a KL weight set between epochs, which the traced step never sees). Creating a new
+    epoch count or a KL weight set between epochs, which the traced step never sees); a
+    notebook's callbacks count for its own models only, as nothing imports a notebook. Creating a new
     `tf.function` after changing the object is the guide's other fix.
 
     ## References
