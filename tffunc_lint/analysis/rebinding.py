@@ -1066,7 +1066,9 @@ def _declared(function: ast.AST, kind) -> FrozenSet[str]:
 SETUP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__", "build",
                            "setUp", "load_assets", "load_own_variables", "build_from_config",
                            "compile_from_config"})
-_BUILDER = lazy_compile(r"_*build")
+#: ``build``, ``_build_from_signature``, and a base class's build hook for its subclasses
+#: (``subclass_build``, ``_on_build``): set-up, whatever comes before the word.
+_BUILDER = lazy_compile(r"(?:\w*_)?_*build")
 #: How many calls deep set-up is followed from the set-up methods.
 _SETUP_DEPTH = 4
 _TF_PREFIXES = ("tensorflow.", "keras.")

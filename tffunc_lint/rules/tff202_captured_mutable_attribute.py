@@ -103,7 +103,8 @@ class CapturedMutableAttribute(Rule):
     (`encoder.downstream = True`, then `probe = keras.Sequential([..., encoder, ...])` and
     `probe.fit(...)`): each model run after it is a new object, whose functions Keras traces
     with the new value. Running a model made before the switch again is reported.
-    Attributes assigned only in `__init__`, `build`, `__post_init__`, `setUp`, the hooks
+    Attributes assigned only in `__init__`, `build` (or a method named for building, such
+    as a base class's `subclass_build` hook), `__post_init__`, `setUp`, the hooks
     Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), or a
     method that adds weights or changes which weights train (`self.add_weight(...)`,
     `layer.trainable = False`, as LoRA's `enable_lora()` does: Keras must compile the model
