@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List
 
 from .lazy_libcst import cst
 
@@ -92,18 +92,24 @@ def labelled_static(call: cst.Call) -> bool:
 def _names_values(node: cst.BaseExpression) -> bool:
     """Text and names only: literals, names and attributes (``x``, ``self.h``), also as the
     fields of an f-string, the arguments of ``.format`` or the right side of ``%``."""
-    if _is_literal(node) or isinstance(node, (cst.Name, cst.Attribute)):
+    return _text_of(node, lambda value: isinstance(value, (cst.Name, cst.Attribute)))
+
+
+def _text_of(node: cst.BaseExpression, shown: Callable[[cst.BaseExpression], bool]) -> bool:
+    """``node`` is literal text, or a value ``shown`` accepts, also as the fields of an
+    f-string, the arguments of ``.format`` or the right side of ``%``."""
+    if _is_literal(node) or shown(node):
         return True
     if isinstance(node, cst.FormattedString):
-        return all(_names_values(part.expression) for part in node.parts
+        return all(_text_of(part.expression, shown) for part in node.parts
                    if isinstance(part, cst.FormattedStringExpression))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
         right = node.right
         values = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
-        return _is_literal(node.left) and all(_names_values(value) for value in values)
+        return _is_literal(node.left) and all(_text_of(value, shown) for value in values)
     if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "format" and _is_literal(node.func.value)):
-        return all(_names_values(arg.value) for arg in node.args)
+        return all(_text_of(arg.value, shown) for arg in node.args)
     return False
 
 
@@ -113,23 +119,8 @@ def shows_static_only(call: cst.Call) -> bool:
     the fields of an f-string or the arguments of ``%`` and ``.format``: what the trace
     knows, the same on every pass of a loop, written once per trace by design."""
     values = [arg.value for arg in call.args if arg.keyword is None]
-    return any(not _is_literal(v) for v in values) and all(_static_text(v) for v in values)
-
-
-def _static_text(node: cst.BaseExpression) -> bool:
-    if _is_literal(node) or _static_property(node):
-        return True
-    if isinstance(node, cst.FormattedString):
-        return all(_static_text(part.expression) for part in node.parts
-                   if isinstance(part, cst.FormattedStringExpression))
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-        right = node.right
-        values = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
-        return _is_literal(node.left) and all(_static_text(value) for value in values)
-    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "format" and _is_literal(node.func.value)):
-        return all(_static_text(arg.value) for arg in node.args)
-    return False
+    return any(not _is_literal(v) for v in values) and all(
+        _text_of(v, _static_property) for v in values)
 
 
 def _static_property(node: cst.BaseExpression) -> bool:
