@@ -704,26 +704,28 @@ class ProjectGraph:
 
     def view_of(self, index: ModuleIndex, traced: Traced) -> ModuleView:
         """What the project knows about ``index``, with ``traced`` its traced functions."""
+        keras_classes = self.keras_classes(index)
         return ModuleView(traced, self.predicates_of(index), self.names_of(index),
                           self.runs_keras(index, eager_runs=True, any_traced_code=True),
                           self.direct_steps(index),
-                          self.keras_classes(index), self.whole_program(index),
+                          keras_classes, self.whole_program(index),
                           self.imported_names(index), self.runs_eagerly(index),
                           self.self_contained(index), self.never_run(index),
                           self.runs_before(index), self.superseded(index),
                           self.keras_3(index), self.eager_lambdas(index),
-                          self.callback_writes(index))
+                          self.callback_writes(index, keras_classes))
 
-    def callback_writes(self, index: ModuleIndex) -> Dict[str, Tuple[str, int]]:
-        """For a module with Keras models: the attributes that hooks of the project's
-        classes set on ``self.model`` (``ModuleIndex.callback_model_writes``), the model a
+    def callback_writes(self, index: ModuleIndex,
+                        keras_classes: Mapping[str, Tuple[str, FrozenSet[str]]]
+                        ) -> Dict[str, Tuple[str, int]]:
+        """For a module with Keras models (``keras_classes``: its Keras classes, see
+        ``keras_classes``): the attributes that hooks of the project's classes set on
+        ``self.model`` (``ModuleIndex.callback_model_writes``), the model a
         Keras callback is given, each with the first module and line that does. Keras runs
         the hooks between the calls of the model's traced step functions. A notebook's
         callbacks reach only its own models, and a notebook's models only its own
         callbacks: nothing imports a notebook."""
-        if not any(cls.bases for cls in index.classes.values()):
-            return {}
-        if not any(kind == "Model" for kind, _ in self.keras_classes(index).values()):
+        if not any(kind == "Model" for kind, _ in keras_classes.values()):
             return {}
         if index.path.endswith(".ipynb"):
             return {name: (index.path, line)
