@@ -16,6 +16,7 @@ from ..rule import Rule
 
 loop_kind = lazy_module("..analysis.loop_kind", __package__)
 trace_output = lazy_module("..analysis.trace_output", __package__)
+call_sites = lazy_module("..analysis.call_sites", __package__)
 
 _FIX = "use tf.print(), tf.summary or tf.io.write_file, or wrap it in tf.py_function on purpose"
 _VALUE_FIX = ("use tf.print() (or tf.summary) for the value; static shapes, dtypes and names "
@@ -74,12 +75,8 @@ def _resolve_ast(context, node: ast.expr) -> Optional[str]:
 def _writes(node: cst.Call) -> bool:
     """``open(path, "w")``: the mode, a string literal, writes, appends or creates. A read
     (no mode, ``"r"``, ``"rb"``) or a mode the code computes is not known to write."""
-    mode = None
-    for position, arg in enumerate(node.args):
-        if arg.keyword is not None and arg.keyword.value == "mode":
-            mode = arg.value
-        elif arg.keyword is None and not arg.star and position == 1:
-            mode = arg.value
+    mode = (call_sites.argument_at(node, ("pos", 1))
+            or call_sites.argument_at(node, ("kw", "mode")))
     value = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
     return isinstance(value, str) and any(letter in value for letter in "wax+")
 
