@@ -187,6 +187,51 @@ def test_a_module_learning_only_that_it_runs_on_keras_3_is_linted_again_only_for
     assert rounds[1:] == [["noisy.py"]]
 
 
+def test_a_dropout_made_outside_traced_code_is_not_linted_again_for_keras_3(
+        capsys, monkeypatch, tmp_path):
+    # Only a seed layer made in traced code depends on Keras 3: a module whose Dropout is
+    # made in ``__init__`` finds the same whatever Keras the program runs on.
+    rounds = _passes(monkeypatch)
+    (tmp_path / "block.py").write_text(
+        "import tensorflow as tf\n\n\nclass Block(tf.keras.layers.Layer):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.drop = tf.keras.layers.Dropout(0.1)\n\n"
+        "    def call(self, x):\n        return self.drop(x)\n\n\n"
+        "model = tf.keras.Sequential([Block()])\nmodel.fit(features, labels)\n",
+        encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "from keras import ops\n\nimport block\n\nprint(ops.norm([3.0, 4.0]), block.model)\n",
+        encoding="utf-8")
+    _, found = lint_project_json(capsys, tmp_path)
+    assert found == [] and rounds[1:] == []
+
+
+def test_a_model_reading_none_of_what_callbacks_set_is_not_linted_again(
+        capsys, monkeypatch, tmp_path):
+    # A callback of the project sets ``self.model.epochs``: only a model whose code reads
+    # ``epochs`` may find it changed between two runs of its traced step.
+    rounds = _passes(monkeypatch)
+    model = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
+             "    def __init__(self):\n        super().__init__()\n"
+             "        self.{0} = 0\n        self.dense = tf.keras.layers.Dense(1)\n\n"
+             "    def train_step(self, data):\n"
+             "        x, y = data\n        with tf.GradientTape() as tape:\n"
+             "            loss = tf.reduce_mean((self.dense(x) - y) ** 2) * self.{0}\n"
+             "        grads = tape.gradient(loss, self.trainable_variables)\n"
+             "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+             "        return {{'loss': loss}}\n")
+    (tmp_path / "reads.py").write_text(model.format("epochs"), encoding="utf-8")
+    (tmp_path / "other.py").write_text(model.format("scale"), encoding="utf-8")
+    (tmp_path / "callbacks.py").write_text(
+        "import tensorflow as tf\n\n\nclass Count(tf.keras.callbacks.Callback):\n"
+        "    def on_epoch_end(self, epoch, logs=None):\n"
+        "        self.model.epochs = epoch + 1\n", encoding="utf-8")
+    _, found = lint_project_json(capsys, tmp_path)
+    assert [(f["path"].rpartition("/")[2], f["line"], f["code"]) for f in found] == [
+        ("reads.py", 13, "TFF202")]
+    assert rounds[1:] == [["reads.py"]]
+
+
 def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
     from tffunc_lint import runner
     from tffunc_lint.analysis.module_index import ModuleIndex

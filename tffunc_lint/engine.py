@@ -34,7 +34,7 @@ from . import noqa
 from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
-from .analysis.tensorflow_versions import (KERAS_3_PYTHON, KERAS_3_SINCE, narrowest,
+from .analysis.tensorflow_versions import (KERAS_3_FACT, KERAS_3_PYTHON, KERAS_3_SINCE, narrowest,
                                            releases_after, releases_before_python)
 from .analysis.test_code import is_test_module
 from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
@@ -714,6 +714,10 @@ class _Analysis:
         else:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
+        # Whether the module runs on Keras 3 changed this lint only if a rule asked (TFF301,
+        # of a seed layer made in traced code): the project's answer then re-lints it.
+        self.index.names_layers_with_seed = (self.index.names_layers_with_seed
+                                             and context.asked(KERAS_3_FACT))
 
     def _may_apply(self, tree: ast.Module) -> bool:
         """Some rule may report in the module linted on its own: it may have traced code,

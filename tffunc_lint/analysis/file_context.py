@@ -140,6 +140,10 @@ class FileContext:
             self._facts[name] = compute(self)
         return self._facts[name]
 
+    def asked(self, name: str) -> bool:
+        """A rule asked for the module-wide analysis ``name`` (see ``fact``)."""
+        return name in self._facts
+
     def tree_fact(self, name: str, compute: Callable[["FileContext"], object]):
         """An analysis of the LibCST tree being walked (one traced region, or the whole
         module), computed once per tree; the engine drops it when it walks the next tree,

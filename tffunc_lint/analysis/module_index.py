@@ -830,13 +830,21 @@ class ModuleIndex:
     """Attributes that a hook of a class of the module (``on_epoch_end`` …, as Keras
     callbacks have) sets on ``self.model``, the model Keras trains, with the first line
     (``self.model.epochs = epoch + 1``): set between two runs of the model's traced step."""
+    attribute_words: Set[str] = field(default_factory=set)
+    """Of a module that defines classes: every word its text writes after a dot
+    (``self.epochs``, ``model.epochs``), a superset of the attributes its code reads. Which
+    attributes the project's callbacks set on a model (``callback_model_writes``) is asked
+    only for these (``ProjectGraph.callback_writes``): a module reading none of them is not
+    linted again for them."""
     keras_3: bool = False
     """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
     names_layers_with_seed: bool = False
     """The module's text names a layer that holds a seed variable under Keras 3 only
     (``tensorflow_versions.names_layers_with_seed``): the only findings that depend on
-    ``keras_3``, its own or that of modules linked to it."""
+    ``keras_3``, its own or that of modules linked to it. Once the module is linted on its
+    own, true only if a rule asked whether it runs on Keras 3 (``KERAS_3_FACT``): a seed
+    layer made in its traced code."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
@@ -979,6 +987,8 @@ class ModuleIndex:
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
         index.keras_3 = says_keras_3(joined)
+        if index.classes:
+            index.attribute_words = set(_ATTRIBUTE_WORD.findall(joined))
         index.names_layers_with_seed = names_layers_with_seed(joined)
         switch_lines = [line for line in lines if "functions_eagerly" in line]
         if switch_lines:
@@ -986,6 +996,10 @@ class ModuleIndex:
                 tree, index.names)
             index.switches_eager_off = any(map(EAGER_SWITCH_OFF.search, switch_lines))
         return index
+
+
+#: A word after a dot, spaces between them allowed (``ModuleIndex.attribute_words``).
+_ATTRIBUTE_WORD = lazy_compile(r"\.\s*([^\W\d]\w*)")
 
 
 #: A program that runs tests (``tf.test.main()``, ``unittest.main()``, ``absltest``):

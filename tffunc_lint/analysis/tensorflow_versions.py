@@ -208,6 +208,10 @@ def keras_2_only(context) -> bool:
     return not requirements.has_anywhere(context.tensorflow_versions(), KERAS_3_SINCE)
 
 
+#: The name under which rules ask ``keras_3_evident`` of a ``FileContext``.
+KERAS_3_FACT = "keras-3"
+
+
 def keras_3_evident(context) -> bool:
     """Something says the module runs on Keras 3, and nothing that it runs on Keras 2 only
     (``keras_2_only``): every TensorFlow it may run on has Keras 3, or the module's text,

@@ -12,7 +12,7 @@ from ..analysis.cst_walk import descendants
 from ..analysis.guards import FILLS
 from ..analysis.names import dotted_name
 from ..analysis.patterns import words, lazy_compile
-from ..analysis.tensorflow_versions import LAYERS_WITH_SEED, keras_3_evident
+from ..analysis.tensorflow_versions import KERAS_3_FACT, LAYERS_WITH_SEED, keras_3_evident
 from ..rule import Rule
 
 _KERAS_FACTORIES = ("keras.layers.", "keras.optimizers.")
@@ -198,7 +198,7 @@ class VariableCreatedInTfFunction(Rule):
                 and not self.context.names.imported_from(dotted_name(node.func) or "",
                                                          "tf_keras")
                 and not self._optional_by_rate(node)
-                and self.context.fact("keras-3", keras_3_evident))
+                and self.context.fact(KERAS_3_FACT, keras_3_evident))
 
     def _optional_by_rate(self, node: cst.Call) -> bool:
         """Made only under a test of its own rate (``if self.drop_rate: x = Dropout(
