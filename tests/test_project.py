@@ -206,6 +206,25 @@ def test_a_dropout_made_outside_traced_code_is_not_linted_again_for_keras_3(
     assert found == [] and rounds[1:] == []
 
 
+def test_a_module_no_rule_asks_the_releases_of_is_not_linted_again_for_them(
+        capsys, monkeypatch, tmp_path):
+    # The program uses an API TensorFlow 2.9 removed, so the modules it imports run on
+    # earlier releases: that changes a finding only where a rule asks (TFF405's
+    # replacements, TFF301's seed layers), not in a module whose step only prints.
+    rounds = _passes(monkeypatch)
+    (tmp_path / "steps.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n"
+        "    print(x)\n    return x * 2\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\n\nimport steps\n\n"
+        "tf.keras.mixed_precision.experimental.set_policy('mixed_float16')\n"
+        "print(steps.step(tf.constant(1.0)))\n", encoding="utf-8")
+    _, found = lint_project_json(capsys, tmp_path)
+    assert [(f["path"].rpartition("/")[2], f["line"], f["code"]) for f in found] == [
+        ("steps.py", 6, "TFF101")]
+    assert rounds[1:] == []
+
+
 def test_a_model_reading_none_of_what_callbacks_set_is_not_linted_again(
         capsys, monkeypatch, tmp_path):
     # A callback of the project sets ``self.model.epochs``: only a model whose code reads

@@ -701,6 +701,7 @@ class _Analysis:
         module_rules = [r for r in rule_classes if r.scope is Scope.MODULE
                         and Rule.triggered(triggers[r], self.text)]
         if not module_rules and not traced_rules:
+            self.index.names_layers_with_seed = self.index.asks_versions = False  # no rule ran
             return
         if module_rules:
             rules = [rule(context) for rule in module_rules + traced_rules]
@@ -714,10 +715,12 @@ class _Analysis:
         else:
             self._walk_regions(context, traced_rules, triggers, fix)
         self.findings = context.findings
-        # Whether the module runs on Keras 3 changed this lint only if a rule asked (TFF301,
-        # of a seed layer made in traced code): the project's answer then re-lints it.
+        # Whether the module runs on Keras 3, and on which releases, changed this lint only if
+        # a rule asked (TFF301 of a seed layer made in traced code, TFF405): only then does
+        # the project's answer re-lint it.
         self.index.names_layers_with_seed = (self.index.names_layers_with_seed
                                              and context.asked(KERAS_3_FACT))
+        self.index.asks_versions = context.asked_versions
 
     def _may_apply(self, tree: ast.Module) -> bool:
         """Some rule may report in the module linted on its own: it may have traced code,

@@ -211,7 +211,7 @@ def _learnt(project: ModuleView, alone: Optional[ModuleView], index: ModuleIndex
             or project.imported_names != alone.imported_names
             or project.runs_eagerly != alone.runs_eagerly
             # the TensorFlow versions the module runs on (TFF301, TFF405)
-            or project.runs_before != alone.runs_before
+            or index.asks_versions and project.runs_before != alone.runs_before
             or project.superseded != alone.superseded
             or index.names_layers_with_seed and project.keras_3 != alone.keras_3
             or project.eager_lambdas != alone.eager_lambdas

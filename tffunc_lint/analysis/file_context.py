@@ -56,6 +56,9 @@ class FileContext:
         self.unsafe_fixes = False
         self.tensorflow_setting: Optional[str] = None
         """The ``tensorflow-version`` setting (see ``tensorflow_versions``)."""
+        self.asked_versions = False
+        """A rule asked ``tensorflow_versions``: the lint depends on the releases the project
+        runs the module on."""
         self._facts: Dict[str, object] = {}
         self._tree_facts: Dict[str, object] = {}
         self._never_true: Dict[int, FrozenSet[str]] = {}
@@ -112,6 +115,7 @@ class FileContext:
         requirement; narrowed by the APIs the module uses that TensorFlow removed, by those the
         programs importing it use, and by the Python and the TensorFlow a notebook was last
         run with: see ``tensorflow_versions``), or None when nothing says."""
+        self.asked_versions = True
         installed = None if self.tensorflow_setting else requirements.installed_in(self.text)
         graph = self.graph
         return narrowed(installed or requirements.for_file(self.path, self.tensorflow_setting),

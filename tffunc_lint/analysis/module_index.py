@@ -845,6 +845,10 @@ class ModuleIndex:
     ``keras_3``, its own or that of modules linked to it. Once the module is linted on its
     own, true only if a rule asked whether it runs on Keras 3 (``KERAS_3_FACT``): a seed
     layer made in its traced code."""
+    asks_versions: bool = True
+    """The module's findings may depend on the TensorFlow releases it runs on (as the
+    programs importing it narrow them, ``removed_before``): once the module is linted on its
+    own, true only if a rule asked (``FileContext.tensorflow_versions``)."""
     uses_tf1: bool = False
     """The module uses TensorFlow 1's own API (``_TF1_ONLY``): it runs on TensorFlow 1,
     or in its graph mode, where Keras runs models eagerly or builds them into a graph once,
