@@ -251,6 +251,49 @@ def test_a_model_reading_none_of_what_callbacks_set_is_not_linted_again(
     assert rounds[1:] == [["reads.py"]]
 
 
+@pytest.mark.parametrize("folder, expected", [
+    ("10_attention", []),
+    ("attention", [("Luong.py", 10, "TFF204")]),
+])
+def test_the_init_of_a_folder_no_import_can_name_runs_nothing(capsys, tmp_path, folder,
+                                                              expected):
+    # A lesson's folder: its ``__init__.py`` re-exports the layer, but no import statement
+    # names a package ``10_attention``, so only the folder's script uses the layer, and
+    # calls it eagerly. The ``__init__`` of a package may hand the layer to code not linted.
+    lesson = tmp_path / folder
+    lesson.mkdir()
+    (lesson / "__init__.py").write_text("from .Luong import Luong\n", encoding="utf-8")
+    (lesson / "Luong.py").write_text(
+        "import tensorflow as tf\n\n\nclass Luong(tf.keras.layers.Layer):\n"
+        "    def __init__(self, units):\n        super().__init__()\n"
+        "        self.dense = tf.keras.layers.Dense(units)\n\n"
+        "    def call(self, x):\n        print(self.dense(x).numpy())\n        return x\n",
+        encoding="utf-8")
+    (lesson / "main.py").write_text(
+        "import tensorflow as tf\nfrom Luong import Luong\n\n\ndef main():\n"
+        "    print(Luong(4)(tf.ones((1, 4))))\n\n\nif __name__ == \"__main__\":\n"
+        "    main()\n", encoding="utf-8")
+    assert _where(capsys, tmp_path) == expected
+
+
+@pytest.mark.parametrize("test_imports_main", [False, True])
+def test_a_program_that_tests_import_is_still_a_program(capsys, tmp_path, test_imports_main):
+    # The program makes the layer and calls it eagerly in its own GradientTape loop; a test
+    # that imports the program to call ``main()`` makes it no library for others to use.
+    (tmp_path / "blocks.py").write_text(
+        "import tensorflow as tf\n\n\nclass Noisy(tf.keras.layers.Layer):\n"
+        "    def call(self, x):\n        print(x.numpy())\n        return x\n",
+        encoding="utf-8")
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\n\nfrom blocks import Noisy\n\n\ndef main():\n"
+        "    layer = Noisy()\n    with tf.GradientTape():\n        layer(tf.ones(2))\n\n\n"
+        "if __name__ == \"__main__\":\n    main()\n", encoding="utf-8")
+    if test_imports_main:
+        (tmp_path / "test_main.py").write_text(
+            "from main import main\n\n\ndef test_main():\n    main()\n", encoding="utf-8")
+    assert _where(capsys, tmp_path) == []
+
+
 def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
     from tffunc_lint import runner
     from tffunc_lint.analysis.module_index import ModuleIndex

@@ -1205,7 +1205,9 @@ class ProjectGraph:
         holds an ``__init__.py``), while the project's code imports a module beside it (an
         unused ``models/Model.py`` beside the models the scripts import), or a package
         beside it (``_package_left_behind``). A folder of modules none of which is
-        imported (a collection to copy from, code in progress) tells nothing by itself."""
+        imported (a collection to copy from, code in progress) tells nothing by itself. Nor
+        does the ``__init__.py`` of a folder no import can name (``_unimportable_init``)
+        ever run."""
         known = self._left_behind.get(index.path)
         if known is None:
             known = self._left_behind[index.path] = self._left_behind_anew(index)
@@ -1215,8 +1217,11 @@ class ProjectGraph:
         if (not self._whole_project or self._distributed is None
                 or self._distributed(index.path) or index.path.endswith(".ipynb")
                 or index.runs_as_program or index.works_at_module_level
-                or is_test_module(index.path)
-                or os.path.basename(index.path) in ("__init__.py", "__main__.py")
+                or is_test_module(index.path)):
+            return False
+        if self._unimportable_init(index):
+            return True
+        if (os.path.basename(index.path) in ("__init__.py", "__main__.py")
                 or self._imported(index)):
             return False
         folder = os.path.dirname(index.path)
@@ -1224,6 +1229,17 @@ class ProjectGraph:
                and self._imported(other) for other in self._in_folder(folder)):
             return True
         return self._package_left_behind(folder)
+
+    def _unimportable_init(self, index: ModuleIndex) -> bool:
+        """``index`` is the ``__init__.py`` of a folder of an application (part of no
+        distribution) whose name is no identifier (``10_attention/``, a lesson's folder):
+        no import statement can name the package, so it never runs, and the folder's
+        scripts import their neighbours by their own names. Known only when the run is the
+        whole project (``whole_project``)."""
+        return (self._whole_project and self._distributed is not None
+                and os.path.basename(index.path) == "__init__.py"
+                and not os.path.basename(os.path.dirname(index.path)).isidentifier()
+                and not self._distributed(index.path))
 
     def _package_left_behind(self, folder: str) -> bool:
         """``folder`` is a package (its ``__init__.py`` is linted) none of whose modules a
@@ -1441,7 +1457,8 @@ class ProjectGraph:
         if not self._application_class(index, cls):
             return True
         users, readers = self._users_of_classes().get(key, ((), ()))
-        importers = self._importers_of(index) + self._more_importers(index)
+        importers = [other for other in self._importers_of(index) + self._more_importers(index)
+                     if not self._unimportable_init(other)]  # it never runs: hands nothing on
         if importers:
             if index.path not in self._handed_on:
                 self._handed_on[index.path] = _names_used(
@@ -1562,7 +1579,8 @@ class ProjectGraph:
     def _runs_keras_above(self, index: ModuleIndex) -> bool:
         """``index``, or a module that imports it, in turn, lets Keras run models
         (``_runs_keras_itself``) and does not run eagerly, or is imported by nothing and is
-        no program; modules that never run (``_imported_by_nothing``) and tests aside."""
+        no program (a main guard makes one, whether tests import it or not); modules that
+        never run (``_imported_by_nothing``) and tests aside."""
         known = self._keras_above.get(index.path)
         if known is not None:
             return known
@@ -1576,7 +1594,8 @@ class ProjectGraph:
                 break
             importers = [other for other in self._importers_of(module)
                          + self._more_importers(module) if not is_test_module(other.path)]
-            if not importers and not self.script(module):
+            # A program that only tests import (``from main import main``) is a program.
+            if not importers and not self.script(module) and not module.runs_as_program:
                 found = True
                 break
             for other in importers:
