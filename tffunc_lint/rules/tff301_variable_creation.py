@@ -28,6 +28,22 @@ _LAYERS_WITH_WEIGHTS = frozenset({
     "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "MultiHeadAttention", "PReLU",
     "LocallyConnected1D", "LocallyConnected2D", "AdditiveAttention",
 })
+#: ``Normalization(axis, mean, variance)``: given both statistics, the layer keeps them as
+#: constant tensors and creates no variable (Keras 2.6 and later, Keras 3).
+_STATISTICS = {"mean": 1, "variance": 2}
+
+
+def _given_its_statistics(node: cst.Call, qualified: str) -> bool:
+    """A ``keras.layers.Normalization`` made with its ``mean`` and ``variance``: it only
+    adapts, in variables, the statistics it is not given."""
+    if qualified != "keras.layers.Normalization":
+        return False
+    positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+    keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+    return all(name in keywords or len(positional) > index
+               for name, index in _STATISTICS.items())
+
+
 #: The optimizer methods that create its variables on their first call.
 _APPLIES = frozenset({"apply_gradients", "minimize", "apply"})
 _APPLY_TRIGGER = lazy_compile(r"\.\s*(?:apply_gradients|minimize|apply)\s*\(")
@@ -104,7 +120,8 @@ class VariableCreatedInTfFunction(Rule):
     such a class fitted itself, as the subclassed model, is missed.
     Layers
     without weights (`Activation`, pooling, reshaping) are not reported: making them on every
-    call is wasteful but does not raise. `Dropout` and the noise layers hold a seed variable
+    call is wasteful but does not raise. Nor is a `Normalization` given its `mean` and
+    `variance`, which it keeps as constants. `Dropout` and the noise layers hold a seed variable
     only as Keras 3 (the default since TensorFlow 2.16) builds them, and are reported only
     where something says the code runs on Keras 3: the project requires TensorFlow 2.16 or
     later, or the text of one of its linted modules uses Keras 3's API (`keras.ops`,
@@ -165,7 +182,8 @@ class VariableCreatedInTfFunction(Rule):
             return
         if qualified == "tensorflow.Variable":
             self.report(node)
-        elif self._creates_variables(qualified) or self._holds_seed(node, qualified):
+        elif (self._creates_variables(qualified) and not _given_its_statistics(node, qualified)
+              or self._holds_seed(node, qualified)):
             kind = "layer" if qualified.startswith("keras.layers.") else "optimizer"
             self.report(node, f"Keras {kind} {qualified.rpartition('.')[2]}() inside a traced "
                               "function creates new variables on every trace and raises "

@@ -24,6 +24,7 @@ def bad(fixture):
         "tf.Variable": raised(lambda: fixture.accumulate(tf.constant(1.0))),
         "SGD optimizer": raised(lambda: trainer.step(tf.ones((2,)))),
         "Dense layer": raised(lambda: trainer.predict(tf.ones((1, 2)))),
+        "Normalization layer": raised(lambda: trainer.standardize(tf.ones((1, 2)))),
         "Dropout layer": raised(lambda: trainer.noisy(tf.ones((1, 2)))),
         "second optimizer": raised(
             lambda: fixture.train_with_two_optimizers(tf.Variable([1.0, 2.0]))),
@@ -45,9 +46,15 @@ def good(fixture):
     relu = fixture.regularize(tf.constant([-1.0, 2.0])).numpy().tolist()
     made = float(fixture.make_variable())
     trained = float(fixture.train_with_two_built_optimizers(tf.Variable([1.0, 2.0])))
+    # Two traces (two shapes) of a function making a Normalization given its statistics.
+    standardized = [fixture.standardized(tf.ones((rows, 2))).numpy().tolist()
+                    for rows in (1, 2)]
     works = (totals == [1.0, 3.0] and counts == [2.0, 4.0, 6.0] and relu == [0.0, 4.0]
-             and made == 1.0 and float(counter.offset) == 1.0 and trained > 0)
+             and made == 1.0 and float(counter.offset) == 1.0 and trained > 0
+             and standardized == [[[1.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]]])
     return observe(works,
                    f"outside variable accumulated {totals}; guarded lazy variables gave "
                    f"{counts} over 3 calls; weightless layers gave {relu}; two optimizers "
-                   f"built first trained one function (loss {trained:.3f}); no ValueError")
+                   f"built first trained one function (loss {trained:.3f}); a Normalization "
+                   f"given its mean and variance gave {standardized} on two traces; "
+                   "no ValueError")
