@@ -75,6 +75,9 @@ def test_has_anywhere(spec, since, expected):
     ("requirements.txt", "numpy\ntensorflow_gpu==2.2.0  # the book's version\n"),
     ("requirements-gpu.txt", "tensorflow[and-cuda]>=2.4,<2.9 ; sys_platform == 'linux'\n"),
     ("requirements.txt", "tensorboard==2.2.2\ntensorflow==2.2.0rc3\n"),
+    # a nightly build of a release (fast-dpsgd's environment)
+    ("requirements.txt", "tf-estimator-nightly==2.4.0.dev2020093001\n"
+                         "tf-nightly-gpu==2.4.0.dev20201005\n"),
     # pip's hash-checking mode: options after the requirement, lines continued
     ("requirements.txt", "tensorflow==2.1.0 \\\n    --hash=sha256:0123abcd \\\n"
                          "    --hash=sha256:4567ef01\n"),

@@ -56,7 +56,10 @@ Version = Tuple[int, int]
 #: (oldest supported, newest excluded); None where the declaration sets no bound.
 Bounds = Tuple[Optional[Version], Optional[Version]]
 
-_NAME = lazy_compile(r"^\s*tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?\s*(?:\[[^\]]*\])?"
+#: TensorFlow's distributions: ``tensorflow``, its variants, and its nightly builds
+#: (``tf-nightly-gpu==2.4.0.dev20201005`` is a build of 2.4 before its release).
+_NAME = lazy_compile(r"^\s*(?:tensorflow(?:[-_.](?:gpu|cpu|macos|intel|aarch64))?"
+                     r"|tf[-_]nightly(?:[-_](?:gpu|cpu))?)\s*(?:\[[^\]]*\])?"
                      r"\s*(?P<spec>[<>=!~][^;#]*)?\s*(?:[;#].*)?$", re.IGNORECASE)
 #: A clause of a specifier. A release's pre-, post- or development suffix (PEP 440:
 #: ``2.2.0rc3``, ``2.4.0.post1``, ``2.9.0.dev0``) names the same minor release.
@@ -80,7 +83,8 @@ _RUNS_IMAGE = lazy_compile(r"^[ \t]*(?:[-*+>$][ \t]*)*`?[ \t]*(?:sudo[ \t]+)?(?:
 _VERSION_VARIABLE = lazy_compile(
     r"^[ \t]*(?:ENV|ARG)[ \t]+(?:TENSORFLOW|TF)(?:_GPU|_CPU)?_VERSION(?:[ \t]*=[ \t]*|[ \t]+)"
     r"[\"']?(?P<version>[12]\.\d+)(?![\d])", re.IGNORECASE)
-_PIN = lazy_compile(r"(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?\s*={1,2}\s*(?P<version>[12]\.\d+)"
+_PIN = lazy_compile(r"(?<![\w.-])(?:tensorflow|tf[-_]nightly)(?:[-_](?:gpu|cpu))?\s*={1,2}\s*"
+                    r"(?P<version>[12]\.\d+)"
                     r"(?![\d*])", re.IGNORECASE)
 #: Where a pin counts: a line that starts installing (``RUN pip install``, ``$ conda
 #: install``, ``- pip install`` in a list, after ``&&``), or one that is nothing but the
