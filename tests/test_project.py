@@ -294,6 +294,60 @@ def test_a_program_that_tests_import_is_still_a_program(capsys, tmp_path, test_i
     assert _where(capsys, tmp_path) == []
 
 
+@pytest.mark.parametrize("loop, expected", [
+    ("    with tf.GradientTape():\n        model(tf.ones((2, 2)))\n", []),
+    ("    model.compile(loss='mse')\n    model.fit(tf.ones((2, 2)), tf.ones((2, 2)))\n",
+     [("denoise.py", 7, "TFF204")]),
+])
+def test_keras_classes_a_package_hands_on_run_as_their_users_do(
+        capsys, tmp_path, loop, expected):
+    # ``defences/__init__.py`` hands the block on with ``*`` (and a module of the package
+    # imports from the package itself); the model that names the block is run by the
+    # program: eagerly in its own loop, or by ``fit``.
+    defences = tmp_path / "adv" / "defences"
+    defences.mkdir(parents=True)
+    (tmp_path / "adv" / "__init__.py").write_text("", encoding="utf-8")
+    (defences / "__init__.py").write_text(
+        "from .classifier import Classifier\nfrom .gan import GAN\nfrom .denoise import *\n",
+        encoding="utf-8")
+    (defences / "classifier.py").write_text("class Classifier:\n    pass\n", encoding="utf-8")
+    (defences / "gan.py").write_text(
+        "from adv.defences import Classifier\n\n\nclass GAN:\n    def __init__(self):\n"
+        "        self.classifier = Classifier()\n", encoding="utf-8")
+    (defences / "denoise.py").write_text(
+        "import tensorflow as tf\n\n\nclass Denoise(tf.keras.Model):\n    def call(self, x):\n"
+        "        x = x + 1\n        print(x.numpy())\n        return x\n", encoding="utf-8")
+    (tmp_path / "adv" / "models.py").write_text(
+        "import tensorflow as tf\n\nfrom adv.defences import Denoise\n\n\n"
+        "class Target(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.block = Denoise()\n\n    def call(self, x):\n"
+        "        return self.block(x)\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\n\nfrom adv.models import Target\n\n\ndef main():\n"
+        "    model = Target()\n" + loop + "\n\nif __name__ == \"__main__\":\n    main()\n",
+        encoding="utf-8")
+    assert _where(capsys, tmp_path) == expected
+
+
+def test_a_library_module_of_the_same_name_is_not_the_project_module():
+    # ``from tensorflow.keras import models`` beside ``from nets import models``: what the
+    # importer uses of the project's ``nets.models`` is still known (it was taken for the
+    # project's module, read in ways the index does not follow: handed on whole).
+    from tffunc_lint.analysis.graph_context import _names_used
+
+    def index(path, text):
+        return ModuleIndex.build(path, path[:-3].replace("/", "."), ast.parse(text),
+                                 text.splitlines(True))
+
+    nets = index("nets/models.py", "import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
+                                   "    pass\n")
+    train = index("train.py", "from tensorflow.keras import models\n\n"
+                              "from nets import models as nets_models\n\n"
+                              "net = nets_models.Net()\nlayers = models.Sequential()\n")
+    names = _names_used(nets, [train], lambda other: None)
+    assert names is not None and "Net" in names
+
+
 def test_the_second_pass_reuses_the_first_pass_index(monkeypatch):
     from tffunc_lint import runner
     from tffunc_lint.analysis.module_index import ModuleIndex

@@ -665,7 +665,14 @@ class ProjectGraph:
         if rest[0] in module.classes:
             return module, rest[0]
         reexport = dict(module.imports).get(rest[0])
-        return self._class(module, ("external", reexport), hops + 1) if reexport else None
+        if reexport:
+            return self._class(module, ("external", reexport), hops + 1)
+        # A package's ``from .blocks import *`` hands on the classes of ``blocks``.
+        for star in module.star_imports:
+            found = self._class(module, ("external", f"{star}.{rest[0]}"), hops + 1)
+            if found:
+                return found
+        return None
 
     def _split(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
         """The longest linted module that ``qualified`` starts with, and the rest (asked of
@@ -1230,6 +1237,15 @@ class ProjectGraph:
             return True
         return self._package_left_behind(folder)
 
+    def _reexports_to_known_users(self, index: ModuleIndex) -> bool:
+        """``index`` is a package's ``__init__`` that linted modules import, and what they
+        use of it is known (``_passed_on``): the classes it re-exports (``from .blocks
+        import *``, ``from .blocks import Gate``) are named where its importers name them,
+        which ``ModuleIndex.class_users`` finds through it (``_class``)."""
+        return (os.path.basename(index.path) == "__init__.py"
+                and bool(self._importers_of(index) or self._more_importers(index))
+                and self._passed_on(index, frozenset()) is not None)
+
     def _unimportable_init(self, index: ModuleIndex) -> bool:
         """``index`` is the ``__init__.py`` of a folder of an application (part of no
         distribution) whose name is no identifier (``10_attention/``, a lesson's folder):
@@ -1468,7 +1484,7 @@ class ProjectGraph:
                 return True  # handed on whole: any class may be used
             looked = {id(other) for other in readers}
             if any(id(other) not in looked and self._may_name(other, cls.qualname, index)
-                   for other in importers):
+                   and not self._reexports_to_known_users(other) for other in importers):
                 return True  # named where the index does not look
         for other, holder in users:
             if other is not index and is_test_module(other.path):
@@ -1745,6 +1761,9 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
     for other in importers:
         for target in (*(t for _, t in other.imports), *other.module_calls):
             last = target.rpartition(".")[2]
+            if ((last == stem or last in packages) and not may_be_project_module(target)
+                    and target.partition(".")[0] != parts[0]):
+                continue  # a library's module of the same name (``tensorflow.keras.models``)
             if last == stem:  # the module itself
                 if (not may_be_project_module(target) or target in other.modules_passed
                         or os.path.basename(other.path) == "__init__.py"):
