@@ -160,7 +160,8 @@ class Notebook:
                 message = re.sub(r"\bat line (\d+)",
                                  lambda m, first=line: f"at line {first + int(m.group(1)) - 1}",
                                  message)
-                if newer:  # valid, maybe, for the kernel the notebook was written for
+                if newer and _newer_python_parses("".join(cell.masked)):
+                    # valid, maybe, for the kernel the notebook was written for
                     message = (f"not analysed: the notebook's kernel is Python {newer}, and "
                                f"Python {_RUNNING}, which runs tffunc-lint, cannot parse this "
                                f"cell ({message}); run tffunc-lint under Python {newer}")
@@ -342,6 +343,20 @@ _LINE_MAGIC_FIRST = lazy_compile(r"%(?!%)(?P<name>\w+)")
 #: The Python running tffunc-lint, and a notebook kernel's declared language version.
 _RUNNING = "%d.%d" % sys.version_info[:2]
 _VERSION = lazy_compile(r"(\d+)\.(\d+)")
+
+
+def _newer_python_parses(text: str) -> bool:
+    """A cell the running Python cannot parse may be valid for a newer one: LibCST's
+    parser, which accepts the syntax of later releases (an f-string reusing its quotes, a
+    ``type`` statement), parses it. An unfinished exercise (``targets = ``) parses in no
+    Python, and stays a syntax error."""
+    from .analysis.lazy_libcst import cst  # only for a cell that failed to parse
+
+    try:
+        cst.parse_module(text)
+    except Exception:  # noqa: BLE001 - any refusal: not valid Python of any release
+        return False
+    return True
 
 
 def _newer_kernel(data: dict) -> Optional[str]:
