@@ -1283,6 +1283,9 @@ class _Scope:
         """Names bound to a choice of callables (``fn = self.crop if train else self.resize``)."""
         self.partials: Dict[str, Target] = {}
         """Names bound to ``functools.partial(f, ...)``: calling them runs ``f``."""
+        self.py_functions: Dict[str, bool] = {}
+        """Names the function binds: True while every binding so far names ``tf.py_function``
+        or a kin (``wrap = tf.py_function if new_api else tf.py_func``)."""
         self.eager_models: Set[str] = set()
         """Names of models asked to run eagerly (``model.run_eagerly = True``), so far."""
         self.locals_made: Dict[str, str] = {}
@@ -1316,6 +1319,7 @@ class _Scope:
         scope = _Scope(self.function, self.parent, self.cls, edges=edges)
         scope.nested, scope.datasets, scope.instances = self.nested, self.datasets, self.instances
         scope.dataset_groups, scope.partials = self.dataset_groups, self.partials
+        scope.py_functions = self.py_functions
         scope.eager_models = self.eager_models
         scope.guards, scope.not_datasets = self.guards, self.not_datasets
         scope.known_false, scope.aliases = self.known_false, self.aliases
@@ -1820,6 +1824,12 @@ class _Indexer:
                 scope.partials[node.targets[0].id] = made
             else:
                 scope.partials.pop(node.targets[0].id, None)
+            if scope.function is not None:
+                name = node.targets[0].id
+                scope.py_functions[name] = scope.py_functions.get(name, True) and all(
+                    self._names_py_function(branch) for branch in (
+                        (value.body, value.orelse) if isinstance(value, ast.IfExp)
+                        else (value,)))
         if scope.function is not None and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -1988,7 +1998,8 @@ class _Indexer:
               and not self._symbolic_call(node)):
             self.index.eager_steps.add((func.id, "__call__"))  # ``model(x)``, run eagerly
         skipped: Set[int] = set()
-        if is_py_function(qualified, attr):
+        if is_py_function(qualified, attr) or (
+                func.__class__ is ast.Name and scope.py_functions.get(func.id)):
             for callable_ in _arguments(node, (0,), ("func",)):
                 skipped.add(id(callable_))
                 if isinstance(callable_, ast.Name):
@@ -2277,6 +2288,12 @@ class _Indexer:
         if dotted in self.extra or self._resolve(dotted) in self.extra | {TF_FUNCTION}:
             return f"@{dotted}"
         return None
+
+    def _names_py_function(self, node: ast.expr) -> bool:
+        """``node`` names ``tf.py_function`` or a kin (``tf.numpy_function``,
+        ``tf.py_func``), not a call of it."""
+        return isinstance(node, (ast.Name, ast.Attribute)) and is_py_function(
+            self._qualified(node), node.attr if isinstance(node, ast.Attribute) else None)
 
     def _partial(self, node: ast.expr, scope: _Scope) -> Optional[Target]:
         """What calling ``functools.partial(f, ...)`` runs: ``f``."""
