@@ -16,7 +16,7 @@ statement (a script, a notebook), whose order says when it happens.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from .ast_walk import child_nodes
 from .names import ast_dotted_name, class_ancestors
@@ -65,19 +65,22 @@ def only_new_models_after(tree: ast.Module, timeline: Timeline, line: int) -> bo
 
 
 def run_times(tree: ast.Module, timeline: Timeline, cls: str, method: str
-              ) -> Optional[List[Set[int]]]:
-    """For the method ``method`` of the module-level class ``cls``: the lines of the
-    module's runs, after the class is defined, that call each traced function running it
-    (one set per function; an empty list when no run does). None when that cannot be
-    told: the method is not one Keras traces, the module runs no model, or runs one inside
-    a function or class (which may be called at any time)."""
+              ) -> Optional[List[Tuple[Optional[int], Set[int]]]]:
+    """For the method ``method`` of the module-level class ``cls`` (a statement of the
+    module, perhaps in a loop or an ``if``): the lines of the module's runs, after the class
+    is defined, that call each traced function running it, one set per function and model
+    object, with the line that makes that object (``model = Net()``, the one binding of the
+    run's name in force there; None when unknown). An empty list when no run does. None
+    when that cannot be told: the method is not one Keras traces, the module runs no
+    model, or runs one inside a function or class (which may be called at any time)."""
     kinds = _METHODS.get(method)
     if kinds is None:
         return None
     runs = _module_runs(tree, timeline)
     if not runs:
         return None
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    classes = {node.name: node for node in _module_statements(tree)
+               if isinstance(node, ast.ClassDef)}
     if cls not in classes:
         return None
     lineage = _Lineage(classes)
@@ -85,16 +88,43 @@ def run_times(tree: ast.Module, timeline: Timeline, cls: str, method: str
     # related class); a layer, or a class run through objects of unknown class, by any run.
     known = [run.cls if run.cls in classes else None for run in runs]
     own = any(run_cls is not None and lineage.related(run_cls, cls) for run_cls in known)
-    found: Dict[str, Set[int]] = {}
+    found: Dict[Tuple[str, Optional[int]], Set[int]] = {}
     defined = classes[cls].end_lineno or 0
     for run, run_cls in zip(runs, known):
         if run.line <= defined or own and run_cls is not None and not lineage.related(
                 run_cls, cls):
             continue  # run before the class exists, or on a model of another class
+        made = _made_at(run, timeline)
         for kind in run.kinds:
             if kind in kinds:
-                found.setdefault(kind, set()).add(run.line)
-    return list(found.values())
+                found.setdefault((kind, made), set()).add(run.line)
+    return [(made, lines) for (_, made), lines in found.items()]
+
+
+def _made_at(run: "_Run", timeline: Timeline) -> Optional[int]:
+    """The line making the object a run runs: the one binding of its name in force at the
+    run, ``name = Class(...)``."""
+    if run.receiver is None or run.cls is None:
+        return None
+    bound = [at for at, _, _ in timeline.in_force(run.receiver, run.line, run.line)]
+    return bound[0] if len(bound) == 1 else None
+
+
+def _module_statements(tree: ast.Module) -> List[ast.stmt]:
+    """The statements of the module's code: its body and the blocks of its compound
+    statements (``for``, ``if``, ``with``, ``try``), not the bodies of its functions and
+    classes."""
+    found: List[ast.stmt] = []
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, _SCOPES):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(node, field, None)
+                if isinstance(block, list):
+                    stack.extend(reversed([n for n in block if isinstance(n, ast.AST)]))
+    return found
 
 
 def _module_runs(tree: ast.Module, timeline: Timeline) -> Optional[List[_Run]]:

@@ -813,7 +813,8 @@ class Rebinding:
             return found
         runs = self._keras_runs(entry, reason)
         if runs is not None:  # a model's method, run by module-level fit/evaluate/predict
-            found = [(None, Times(points=set(lines))) for lines in runs]
+            # each model object its own traced functions, bound where the module makes it
+            found = [(made, Times(points=set(lines))) for made, lines in runs]
             self._objects[entry] = found
             return found
         if unit is not None and timeline.units.get(unit) is node:  # a module-level def
@@ -833,10 +834,10 @@ class Rebinding:
         self._objects[entry] = found
         return found
 
-    def _keras_runs(self, entry, reason) -> Optional[List[Set[int]]]:
+    def _keras_runs(self, entry, reason) -> Optional[List[Tuple[Optional[int], Set[int]]]]:
         """For a method Keras traces (``call``, ``train_step`` …) of a module-level class:
-        the lines of the module's runs calling each traced function that runs it (see
-        ``keras_runs``), or None."""
+        the lines of the module's runs calling each traced function that runs it, by the
+        line making the model object (see ``keras_runs.run_times``), or None."""
         function = self._index.functions.get(entry)
         if (reason is None or not reason.by_keras() or reason.via is not None
                 or function is None or function.class_qualname is None

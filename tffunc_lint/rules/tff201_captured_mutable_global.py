@@ -40,7 +40,9 @@ class CapturedMutableGlobal(Rule):
     run (`fit`, `evaluate`, `predict`: each traces a function of its own on its first call,
     and `fit` given validation data traces `evaluate`'s too): when a script or notebook runs
     its models in module-level statements, a rebinding counts only between two runs of the
-    same kind on that model, not between `fit` and the first `predict`. A function handed
+    same kind on that model, not between `fit` and the first `predict`; a loop that makes a
+    new model in each pass (even of a class it defines again) and rebinds the value in the
+    same pass has each model traced afresh. A function handed
     to a `tf.data` transformation (`dataset.map(f)`) is traced there, once: the dataset
     keeps the graph, not the function, so that call is one more call, not a later one.
 
