@@ -1231,6 +1231,7 @@ class _AttributeWalker:
         """Lines of the module that mention one of the methods ``settle`` looks for."""
         self.scoped: Set[int] = set()
         """Lines of flags set for the span of one call and set back after it."""
+        self.class_nodes: Dict[str, ast.ClassDef] = {}
 
     def walk(self, body, where: "_Where", calls: FrozenSet[str] = frozenset()) -> None:
         """Records attribute assignments; with ``calls`` (method names), the references
@@ -1251,7 +1252,10 @@ class _AttributeWalker:
             if isinstance(node, ast.ClassDef):
                 if not calls:
                     self.scoped.update(set_around_keras_runs(node))
-                self.walk(node.body, _Where(cls=self.by_line.get(node.lineno)), calls)
+                qualname = self.by_line.get(node.lineno)
+                if qualname is not None:
+                    self.class_nodes[qualname] = node
+                self.walk(node.body, _Where(cls=qualname), calls)
                 continue
             if isinstance(node, _FUNCTIONS):
                 params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
@@ -1317,6 +1321,9 @@ class _AttributeWalker:
                               where.function)
             if kind == _OTHER and _updates_in_place(node) and not _set_before(
                     where.function, target, node.lineno):
+                kind = _PYTHON
+            if kind == _OTHER and name == where.self_name and self._evolving_method_value(
+                    value, cls, name):
                 kind = _PYTHON
             if cls is not None and name == where.self_name and where.direct:
                 self.result.writers.setdefault(cls, {}).setdefault(
@@ -1436,6 +1443,32 @@ class _AttributeWalker:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
         at = bisect.bisect_left(self.lines, first)
         return at < len(self.lines) and self.lines[at] <= max(first, last)
+
+    def _evolving_method_value(self, value: ast.expr, cls: Optional[str],
+                               self_name: str) -> bool:
+        """``self.method()``, a method of ``cls`` whose every return is a Python value
+        computed from state the class updates in place (``self.step += 1``): a value that
+        moves on from call to call (a cosine schedule of ``self.global_step``)."""
+        node = self.class_nodes.get(cls or "")
+        if not (node is not None and isinstance(value, ast.Call) and not value.args
+                and not value.keywords and isinstance(value.func, ast.Attribute)
+                and isinstance(value.func.value, ast.Name)
+                and value.func.value.id == self_name):
+            return False
+        method = next((item for item in node.body if isinstance(item, _FUNCTIONS)
+                       and item.name == value.func.attr), None)
+        if method is None or not method.args.args:
+            return False
+        own = method.args.args[0].arg
+        returns = [n.value for n in _own_statements(method)
+                   if isinstance(n, ast.Return) and n.value is not None]
+        if not returns or not all(_python_value(r, _Locals(method, self.resolve))
+                                  for r in returns):
+            return False
+        read = {n.attr for n in _own_statements(method)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                and n.value.id == own and isinstance(n.ctx, ast.Load)}
+        return bool(read & _updated_in_place(node))
 
     def _kind(self, value: ast.expr, target: Optional[ast.Attribute] = None,
               function: Optional[ast.AST] = None) -> str:
@@ -1583,6 +1616,32 @@ def _single_values(function: ast.AST) -> Dict[str, ast.expr]:
             if counts.get(name) == 1 and name not in params}
 
 
+def _own_statements(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body, not those of functions, lambdas and classes in it."""
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(child_nodes(node))
+
+
+def _updated_in_place(cls: ast.ClassDef) -> Set[str]:
+    """Attributes that methods of ``cls`` update in place on their first parameter
+    (``self.step += 1``)."""
+    found: Set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, _FUNCTIONS) or not method.args.args:
+            continue
+        own = method.args.args[0].arg
+        for node in _own_statements(method):
+            if (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute)
+                    and isinstance(node.target.value, ast.Name)
+                    and node.target.value.id == own):
+                found.add(node.target.attr)
+    return found
+
+
 def _python_value(node: ast.expr, names: Optional[_Locals] = None) -> bool:
     """A plain Python scalar: a literal (not ``None``), an f-string, ``not x``, or arithmetic
     on literals and attributes (``self.bias + 5.0``); with ``names``, also ``len``, ``int``,
@@ -1600,9 +1659,9 @@ def _python_value(node: ast.expr, names: Optional[_Locals] = None) -> bool:
         return False
     if isinstance(node, ast.Call) and not node.keywords and not any(
             isinstance(arg, ast.Starred) for arg in node.args):
-        qualified = names.resolve(ast_dotted_name(node.func) or "")
-        if qualified in _PYTHON_RESULTS:
-            return True
+        qualified = names.resolve(ast_dotted_name(node.func) or "") or ""
+        if qualified in _PYTHON_RESULTS or qualified.startswith("math."):
+            return True  # (``math``'s functions return Python numbers too)
         return qualified in _PYTHON_CHOICES and len(node.args) > 1 and _python_leaves(
             node.args, names)
     if isinstance(node, ast.Name):

@@ -39,7 +39,9 @@ class CapturedMutableAttribute(Rule):
     whatever it is given (`self.beta /= self.factor`, an adaptive penalty): the trace keeps
     the number, or the eager tensor, it read; unless the same method set the attribute
     before (`self.count = len(a)`, then `self.count += len(b)`), building the value up in
-    one call.
+    one call. So does a value a method of the class returns (`self.tau = self.update_tau()`)
+    when it computes a Python number from state the class updates in place (a cosine
+    schedule of `self.global_step`, which `self.global_step += 1` moves on).
 
     ## Why is this bad?
     A `tf.function` reads Python attributes only while it traces, and bakes their values
@@ -141,7 +143,7 @@ class CapturedMutableAttribute(Rule):
     still counts. A guard that returns early
     (`if self.x: return`, then `self.x = True`) is not recognised. Only literal-like values
     count as plain Python: numbers, strings, booleans, `not x` and arithmetic on literals
-    and attributes (`self.step + 1`); a value computed by a call is not judged. The type of a
+    and attributes (`self.step + 1`); a value computed by another call is not judged. The type of a
     parameter is known only when every call of a module-level `tf.function` passes an object
     the module makes (`model = SimpleModel()`, then `evaluate(model, x)`): then only a
     change of that object's attribute between two calls that pass it counts, in statement
