@@ -34,8 +34,8 @@ from . import noqa
 from .analysis.cst_walk import children
 from .analysis.file_context import FileContext
 from .analysis.graph_context import GraphContext, ModuleView
-from .analysis.tensorflow_versions import (KERAS_3_FACT, KERAS_3_PYTHON, KERAS_3_SINCE, narrowest,
-                                           releases_after, releases_before_python)
+from .analysis.tensorflow_versions import (KERAS_3_FACT, KERAS_3_PYTHON, KERAS_3_SINCE,
+                                           narrowest, releases_after, releases_before_python)
 from .analysis.test_code import is_test_module
 from .analysis.module_index import (INIT_SCOPE, ModuleIndex, def_key, is_py_function,
                                     lambda_key, may_trace)
