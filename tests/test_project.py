@@ -693,7 +693,8 @@ def test_an_unpickled_index_holds_only_its_own_fields():
     assert b.keras_runs == () and b.module_calls == frozenset() and b.dataset_names is True
     assert not b.compiles_keras and b.text_hash is None and b.unnamed == ()
     assert set(vars(b)) == {"path", "module", "imports", "_pickled_functions",
-                            "_pickled_bindings", "_summary", "_bound", "nodes"}
+                            "_pickled_bindings", "_pickled_words", "_summary", "_bound",
+                            "nodes"}
     assert [id(s) for pair in a.imports for s in pair] == [
         id(s) for pair in b.imports for s in pair]
     assert a.bound_names()["tf"] is b.bound_names()["tf"]

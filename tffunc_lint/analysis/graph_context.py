@@ -734,17 +734,20 @@ class ProjectGraph:
         callbacks: nothing imports a notebook."""
         if not any(kind == "Model" for kind, _ in keras_classes.values()):
             return {}
-        read = index.attribute_words  # only what the module's code may read matters to it
         if index.path.endswith(".ipynb"):
-            return {name: (index.path, line)
-                    for name, line in index.callback_model_writes.items() if name in read}
-        found = self._callback_writes
-        if found is None:
-            found = self._callback_writes = {}
-            for module in self.by_path.values():
-                if not module.path.endswith(".ipynb"):
-                    for name, line in module.callback_model_writes.items():
-                        found.setdefault(name, (module.path, line))
+            found = {name: (index.path, line)
+                     for name, line in index.callback_model_writes.items()}
+        else:
+            found = self._callback_writes
+            if found is None:
+                found = self._callback_writes = {}
+                for module in self.by_path.values():
+                    if not module.path.endswith(".ipynb"):
+                        for name, line in module.callback_model_writes.items():
+                            found.setdefault(name, (module.path, line))
+        if not found:
+            return {}
+        read = index.attribute_words  # only what the module's code may read matters to it
         return {name: where for name, where in found.items() if name in read}
 
     def keras_classes(self, index: ModuleIndex) -> Dict[str, Tuple[str, FrozenSet[str]]]:

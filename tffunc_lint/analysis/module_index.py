@@ -835,7 +835,8 @@ class ModuleIndex:
     (``self.epochs``, ``model.epochs``), a superset of the attributes its code reads. Which
     attributes the project's callbacks set on a model (``callback_model_writes``) is asked
     only for these (``ProjectGraph.callback_writes``): a module reading none of them is not
-    linted again for them."""
+    linted again for them. Pickled apart (``_DEFERRED``): the joining process reads it only
+    for a module with Keras models in a project with callbacks that set some."""
     keras_3: bool = False
     """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
@@ -1026,7 +1027,8 @@ MAIN_GUARD = "__main__"
 #: Fields of ``ModuleIndex`` pickled apart, by the attribute that holds their pickle: read
 #: when first asked for (see ``__getstate__``).
 _DEFERRED = {"_pickled_functions": ("functions", "module_bindings", "lambdas"),
-             "_pickled_bindings": ("bindings",)}
+             "_pickled_bindings": ("bindings",),
+             "_pickled_words": ("attribute_words",)}
 _DEFERRED_IN = {name: holder for holder, names in _DEFERRED.items() for name in names}
 _NOT_PICKLED = frozenset({*_DEFERRED, *_DEFERRED_IN, "nodes", "_names", "_summary", "_bound"})
 _NO_SUMMARY = FunctionSummary(frozenset(), (), MappingProxyType({}), MappingProxyType({}))
