@@ -160,9 +160,16 @@ class _Finder:
 
     def _inlined(self, slot, node, scope, qualname: str, references) -> None:
         """Every reference to the function is a call made by traced code that is not traced
-        because of this function itself."""
+        because of this function itself, or hands it to a ``tf.data`` transformation
+        (``ds.map(parse)``), which traces it too."""
         callers = []
-        for reference, is_call, enclosing in references:
+        for reference, is_call, enclosing, handed_at in references:
+            if not is_call and handed_at is not None:
+                how = self._traced_by_dataset(node, handed_at)
+                if how is None:
+                    return
+                callers.append(how)
+                continue
             if not is_call or enclosing is None or enclosing is node:
                 return
             within = reference[next(i for i, p in enumerate(reference) if p is enclosing):]
@@ -180,6 +187,14 @@ class _Finder:
         if callers:
             names = ", ".join(sorted(set(callers)))
             self.found[slot] = Redundant("inlined", names)
+
+    def _traced_by_dataset(self, node, line: int) -> Optional[str]:
+        """The ``tf.data`` transformation at ``line`` that the module index found tracing
+        the function ``node`` (``Dataset.map(...)``), or None."""
+        key = def_key(node.lineno, node.name)
+        return next((entry.how for entry in self.index.entries
+                     if entry.line == line and entry.how.startswith("Dataset.")
+                     and entry.target == ("local", key)), None)
 
     def _places(self, block: ast.With) -> bool:
         """``with tf.device(...):``: a tf.function called there runs whole on the device."""
@@ -270,13 +285,19 @@ def _key(node: ast.AST, context):
     return lambda_key(node.lineno, column)
 
 
-def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], bool, object]]]:
+_Reference = Tuple[List[ast.AST], bool, object, Optional[int]]
+
+
+def _references(tree: ast.Module, names) -> Dict[str, List[_Reference]]:
     """For each name: every load of it (``name`` or ``x.name``), with its enclosing scopes
-    and ``with`` blocks, whether it is the callee of a call, and the innermost function or
-    lambda around it."""
-    found: Dict[str, List[Tuple[List[ast.AST], bool, object]]] = {}
+    and ``with`` blocks, whether it is the callee of a call, the innermost function or
+    lambda around it, and, for an argument of a call (``ds.map(parse)``), that call's
+    line."""
+    found: Dict[str, List[_Reference]] = {}
 
     def walk(node: ast.AST, parents: List[ast.AST], callee: Optional[ast.AST]) -> None:
+        arguments = ({id(a) for a in node.args} | {id(k.value) for k in node.keywords}
+                     if isinstance(node, ast.Call) else ())
         for child in child_nodes(node):
             name = None
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
@@ -286,7 +307,9 @@ def _references(tree: ast.Module, names) -> Dict[str, List[Tuple[List[ast.AST], 
             if name in names:
                 enclosing = next((p for p in reversed(parents)
                                   if isinstance(p, (*_FUNCTIONS, ast.Lambda))), None)
-                found.setdefault(name, []).append((parents, child is callee, enclosing))
+                found.setdefault(name, []).append((
+                    parents, child is callee, enclosing,
+                    node.lineno if id(child) in arguments else None))
             inner = parents + [child] if isinstance(
                 child, (*_FUNCTIONS, ast.ClassDef, ast.Lambda, ast.With)) else parents
             walk(child, inner, child.func if isinstance(child, ast.Call) else None)
@@ -316,10 +339,11 @@ class RedundantTfFunction(Rule):
       run_eagerly=True)`, `model.run_eagerly = True`): Keras traces these itself, and the
       decorator keeps them a graph when you debug;
     - a private (`_name`) or nested function, not listed in `__all__`, or any function of a
-      notebook, whose every call in the module is made from traced code. A caller that the
-      module also runs as Python does not count as traced (a search method that a
-      `tf.function` training step calls, and an eager `test()` too): the decorator compiles
-      the calls made then.
+      notebook, whose every call in the module is made from traced code, or that is only
+      handed to `tf.data` transformations (`ds.map(_parse)`), which trace it anyway. A
+      caller that the module also runs as Python does not count as traced (a search method
+      that a `tf.function` training step calls, and an eager `test()` too): the decorator
+      compiles the calls made then.
 
     ## Why is this bad?
     Keras already runs `call` and the `*_step` methods in a graph, as `compile` asks
@@ -457,6 +481,11 @@ class RedundantTfFunction(Rule):
                     f"`run_eagerly=True` (line {redundant.line}) asks Keras to run it eagerly, "
                     "and adds nothing otherwise: Keras traces it itself (fit/evaluate/predict, "
                     "compile(jit_compile=...)); remove the decorator and use compile() options")
+        if "Dataset." in redundant.detail:
+            return (f"@tf.function is redundant here: every use calls it from traced code or "
+                    f"hands it to a tf.data transformation ({redundant.detail}), which trace "
+                    "it anyway; the nested tf.function only adds a retrace cache and a call "
+                    "boundary; remove the decorator and use it as a plain Python function")
         return (f"@tf.function is redundant here: every call is made from traced code "
                 f"({redundant.detail}), whose graph inlines this function anyway; the nested "
                 "tf.function only adds a retrace cache and a call boundary; remove the "
