@@ -19,6 +19,7 @@ import ast
 from typing import Dict, List, Optional, Set, Tuple
 
 from .ast_walk import child_nodes
+from .module_index import iter_statements
 from .names import ast_dotted_name, class_ancestors
 from .timeline import Timeline
 
@@ -79,7 +80,8 @@ def run_times(tree: ast.Module, timeline: Timeline, cls: str, method: str
     runs = _module_runs(tree, timeline)
     if not runs:
         return None
-    classes = {node.name: node for node in _module_statements(tree)
+    # (a module's statements in blocks too: a class an experiment loop defines again)
+    classes = {node.name: node for node in iter_statements(tree.body, into_scopes=False)
                if isinstance(node, ast.ClassDef)}
     if cls not in classes:
         return None
@@ -108,23 +110,6 @@ def _made_at(run: "_Run", timeline: Timeline) -> Optional[int]:
         return None
     bound = [at for at, _, _ in timeline.in_force(run.receiver, run.line, run.line)]
     return bound[0] if len(bound) == 1 else None
-
-
-def _module_statements(tree: ast.Module) -> List[ast.stmt]:
-    """The statements of the module's code: its body and the blocks of its compound
-    statements (``for``, ``if``, ``with``, ``try``), not the bodies of its functions and
-    classes."""
-    found: List[ast.stmt] = []
-    stack = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, _SCOPES):
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                block = getattr(node, field, None)
-                if isinstance(block, list):
-                    stack.extend(reversed([n for n in block if isinstance(n, ast.AST)]))
-    return found
 
 
 def _module_runs(tree: ast.Module, timeline: Timeline) -> Optional[List[_Run]]:

@@ -41,7 +41,7 @@ from .keras_runs import only_new_models_after, run_times
 from .module_index import (CALLED, DATASET_CHAIN_METHODS, DATASET_METHODS, DATASET_NAME,
                            KERAS_GRAPH_METHODS, iter_statements, statement_bindings)
 from .scoped_state import exports, set_around_a_call, set_around_keras_runs
-from .names import ast_dotted_name, function_local_names
+from .names import ast_dotted_name, function_local_names, own_nodes
 from .timeline import INF, Timeline, Times
 from .ast_walk import child_nodes, walk_nodes
 from .patterns import lazy_compile
@@ -1460,12 +1460,12 @@ class _AttributeWalker:
         if method is None or not method.args.args:
             return False
         own = method.args.args[0].arg
-        returns = [n.value for n in _own_statements(method)
+        returns = [n.value for n in own_nodes(method.body)
                    if isinstance(n, ast.Return) and n.value is not None]
         if not returns or not all(_python_value(r, _Locals(method, self.resolve))
                                   for r in returns):
             return False
-        read = {n.attr for n in _own_statements(method)
+        read = {n.attr for n in own_nodes(method.body)
                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                 and n.value.id == own and isinstance(n.ctx, ast.Load)}
         return bool(read & _updated_in_place(node))
@@ -1616,16 +1616,6 @@ def _single_values(function: ast.AST) -> Dict[str, ast.expr]:
             if counts.get(name) == 1 and name not in params}
 
 
-def _own_statements(function: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``function``'s body, not those of functions, lambdas and classes in it."""
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(child_nodes(node))
-
-
 def _updated_in_place(cls: ast.ClassDef) -> Set[str]:
     """Attributes that methods of ``cls`` update in place on their first parameter
     (``self.step += 1``)."""
@@ -1634,7 +1624,7 @@ def _updated_in_place(cls: ast.ClassDef) -> Set[str]:
         if not isinstance(method, _FUNCTIONS) or not method.args.args:
             continue
         own = method.args.args[0].arg
-        for node in _own_statements(method):
+        for node in own_nodes(method.body):
             if (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute)
                     and isinstance(node.target.value, ast.Name)
                     and node.target.value.id == own):
