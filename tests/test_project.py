@@ -518,9 +518,10 @@ def _variational_findings(capsys, root):
 
 
 @pytest.mark.parametrize("name, text", [
-    # the script's own class derives from the one it imports: it reads that name first
-    ("relabel.py", "from encoders import *\n\n\nclass VariationalEncoder("
-                   "VariationalEncoder):\n    pass\n"),
+    # the script's own class derives from the one it imports, and the script fits it
+    ("relabel.py", "from encoders import *\n\n\nclass Relabelled(VariationalEncoder):\n"
+                   "    pass\n\n\nencoder = Relabelled()\nencoder.compile('adam', 'mse')\n"
+                   "encoder.fit(tf.zeros((8, 4)), tf.zeros((8, 4)))\n"),
     # a script that looks names up as it runs may use any
     ("plan.py", "from encoders import *\n\nencoder = globals()['Variational' + 'Encoder']()\n"),
     # a module that imports it with ``*`` hands its names on to those importing it so
@@ -540,6 +541,45 @@ def test_a_script_importing_with_a_star_names_what_its_code_reads(capsys, tmp_pa
     if name == "common.py":  # what is handed on counts only where it is read
         (copy / "experiments" / "extra.py").write_text("from common import *\n")
         assert _variational_findings(capsys, copy) == [8]
+
+
+_STAR_OPS = ("import tensorflow as tf\n\n\nclass BatchNorm(tf.keras.layers.Layer):\n"
+             "    def call(self, x, training=None):\n"
+             "        return tf.keras.layers.BatchNormalization()(x, training=training)\n")
+_STAR_NETWORKS = ("from ops import *\n\n\nclass Generator(tf.keras.Model):\n"
+                  "    def __init__(self):\n        super().__init__()\n"
+                  "        self.model = tf.keras.Sequential([BatchNorm()])\n\n"
+                  "    def call(self, x):\n        return self.model(x)\n")
+_EAGER_LOOP = ("generator = Generator()\noptimizer = tf.keras.optimizers.Adam()\n"
+               "for step in range(10):\n    with tf.GradientTape() as tape:\n"
+               "        loss = tf.reduce_mean(generator(tf.ones((4, 4)), training=True))\n"
+               "    grads = tape.gradient(loss, generator.trainable_variables)\n"
+               "    optimizer.apply_gradients(zip(grads, generator.trainable_variables))\n")
+_FIT = ("generator = Generator()\ngenerator.compile('adam', 'mse')\n"
+        "generator.fit(tf.ones((4, 4)), tf.ones((4, 4)))\n")
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+@pytest.mark.parametrize("training, expected", [(_EAGER_LOOP, []), (_FIT, [("ops.py", 6)])])
+def test_a_star_import_of_layers_runs_them_as_its_importers_do(
+        capsys, tmp_path, legacy, training, expected):
+    """A GAN's models import its layers with ``*`` (``from ops import *``), and its script
+    trains them in an eager ``GradientTape`` loop: the layer's ``call`` runs eagerly. So
+    too when an old copy of the code in ``legacy/`` has an ``ops.py`` of its own, which its
+    own script fits: each script imports the module of its own folder."""
+    (tmp_path / "ops.py").write_text(_STAR_OPS)
+    (tmp_path / "networks.py").write_text(_STAR_NETWORKS)
+    (tmp_path / "train.py").write_text("from networks import *\n\n" + training)
+    if legacy:
+        (tmp_path / "legacy").mkdir()
+        (tmp_path / "legacy" / "ops.py").write_text(_STAR_OPS)
+        (tmp_path / "legacy" / "train.py").write_text(
+            "from ops import *\n\nmodel = tf.keras.Sequential([BatchNorm()])\n"
+            "model.compile('adam', 'mse')\nmodel.fit(tf.ones((4, 4)), tf.ones((4, 4)))\n")
+    _, findings = lint_project_json(capsys, tmp_path)
+    assert sorted((os.path.relpath(f["path"], tmp_path), f["line"]) for f in findings
+                  if f["code"] == "TFF301") == sorted(expected + (
+                      [(os.path.join("legacy", "ops.py"), 6)] if legacy else []))
 
 
 def _unused_layer_findings(capsys, *paths):

@@ -240,6 +240,9 @@ class ProjectGraph:
         self._stems: Dict[str, Optional[ModuleIndex]] = {}
         self._folders: Dict[str, Set[str]] = {}
         """For a module name two or more files claim: the folders they are in."""
+        self._claimants: Dict[str, List[ModuleIndex]] = {}
+        """For a module name two or more files claim: those files (see ``_claimant``)."""
+        self._near_splits: Dict[Tuple[str, str], Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
         for index in indexes:
             self.by_path[index.path] = index
             if index.module:
@@ -248,13 +251,17 @@ class ProjectGraph:
                     self._folders.setdefault(index.module, {os.path.dirname(first.path)}
                                              if first is not None else set()).add(
                         os.path.dirname(index.path))
-                # Two files claiming one module name: resolve neither.
+                # Two files claiming one module name: resolve neither by the name alone.
+                if index.module in self.by_module:
+                    self._claimants.setdefault(index.module, [first] if first else []).append(
+                        index)
                 self.by_module[index.module] = (
                     None if index.module in self.by_module else index)
                 # A script's sibling import (``from utils import x``) names it by its stem.
                 stem = index.module.rpartition(".")[2]
                 if stem != index.module:
                     self._stems[stem] = None if stem in self._stems else index
+        self._claimed_heads = frozenset(name.partition(".")[0] for name in self._claimants)
         self._folder_names: Dict[str, Optional[ModuleIndex]] = {}
         """Names that import a module through the folders without ``__init__.py`` above it,
         as Python 3 finds them from a folder up (``from common.models import cnn`` for
@@ -349,7 +356,7 @@ class ProjectGraph:
                 if program_eager or unused and _within(unused, entry.line):
                     continue
                 if (entry.target[0] == "external"
-                        and self.canonical(entry.target[1]) == TF_FUNCTION):
+                        and self.canonical(entry.target[1], near=index) == TF_FUNCTION):
                     add(index.path, entry.decorated, TraceReason(
                         entry.how, entry.line, path=index.path,
                         function=index.functions[entry.decorated].qualname))
@@ -486,7 +493,8 @@ class ProjectGraph:
         found = self.resolve(index, target)
         if found is None and target[0] == "external":
             # A library predicate re-exported by a project module.
-            return guards.EAGER if self.canonical(target[1]) in guards.EAGER_CALLS else None
+            return (guards.EAGER if self.canonical(target[1], near=index) in guards.EAGER_CALLS
+                    else None)
         if found is None or hops > _MAX_HOPS:
             return None
         memo = found
@@ -505,30 +513,31 @@ class ProjectGraph:
         self._predicates[memo] = result
         return result
 
-    def canonical(self, qualified: str, hops: int = 0) -> str:
+    def canonical(self, qualified: str, hops: int = 0, near: Optional[ModuleIndex] = None
+                  ) -> str:
         """``qualified`` with the linted modules' imports and aliases followed, as Python
         binds them: ``pkg.utils.keras.layers.Layer`` → ``keras.layers.Layer`` when
         ``pkg/utils.py`` imports ``keras`` (through any number of re-exports)."""
-        module, rest = self._split(qualified)
+        module, rest = self._split(qualified, near)
         if (module is None or hops > _MAX_HOPS or rest[0] in module.top_level
                 or rest[0] in module.classes):
             return qualified
         target = module.bound_names().get(rest[0])
         if not target:
             return qualified
-        return self.canonical(canonical(".".join([target, *rest[1:]])), hops + 1)
+        return self.canonical(canonical(".".join([target, *rest[1:]])), hops + 1, module)
 
     def names_of(self, index: ModuleIndex) -> Dict[str, str]:
         """The names ``index`` imports through other linted modules, resolved through them."""
         found: Dict[str, str] = {}
         for name, path in index.imports:
             target = index.bound_names().get(name)
-            if target and self._split(target)[0] is not None:
-                resolved = self.canonical(target)
+            if target and self._split(target, index)[0] is not None:
+                resolved = self.canonical(target, near=index)
                 if resolved != target:
                     found[name] = resolved
         for module in index.star_imports:
-            star = self.by_module.get(module)
+            star = self.by_module.get(module) or self._claimant(module, index)
             if star is None or star is index:
                 continue
             # ``from utils import *``: the names that module imports, as it resolves them
@@ -536,7 +545,7 @@ class ProjectGraph:
             bound = index.bound_names()
             for name in star.bound_names():
                 if not name.startswith("_") and name not in bound:
-                    found[name] = self.canonical(f"{star.module}.{name}")
+                    found[name] = self.canonical(f"{star.module}.{name}", near=star)
         return found
 
     def _untraced(self, index: ModuleIndex, conditions) -> bool:
@@ -624,7 +633,7 @@ class ProjectGraph:
         if kind == "super":
             return self._method(index, target[1], target[2], include_own=False)
         if kind == "external":
-            return self._qualified(target[1])
+            return self._qualified(target[1], near=index)
         return None
 
     def _call_method(self, index: ModuleIndex, class_name: str
@@ -659,7 +668,7 @@ class ProjectGraph:
             return (index, base[1]) if base[1] in index.classes else None
         if base[0] != "external" or hops > _MAX_HOPS:
             return None
-        module, rest = self._split(base[1])
+        module, rest = self._split(base[1], index)
         if module is None or len(rest) != 1:
             return None
         if rest[0] in module.classes:
@@ -674,19 +683,29 @@ class ProjectGraph:
                 return found
         return None
 
-    def _split(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
+    def _split(self, qualified: str, near: Optional[ModuleIndex] = None
+               ) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
         """The longest linted module that ``qualified`` starts with, and the rest (asked of
-        the same names again and again: kept)."""
+        the same names again and again: kept). ``near``: the module whose code names it,
+        which picks one of the files that claim a module name (``_claimant``)."""
+        if near is not None and qualified.partition(".")[0] in self._claimed_heads:
+            key = (qualified, os.path.dirname(near.path))
+            found = self._near_splits.get(key)
+            if found is None:
+                found = self._near_splits[key] = self._split_anew(qualified, near)
+            return found
         found = self._splits.get(qualified)
         if found is None:
             found = self._splits[qualified] = self._split_anew(qualified)
         return found
 
-    def _split_anew(self, qualified: str) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
+    def _split_anew(self, qualified: str, near: Optional[ModuleIndex] = None
+                    ) -> Tuple[Optional[ModuleIndex], Sequence[str]]:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             prefix = ".".join(parts[:cut])
             module = self.by_module.get(prefix) or (
+                self._claimant(prefix, near) if near is not None else None) or (
                 self._folder_names.get(prefix) if cut > 1 else None)
             if module is not None:
                 return module, tuple(parts[cut:])
@@ -696,15 +715,16 @@ class ProjectGraph:
                 return module, tuple(parts[1:])
         return None, ()
 
-    def _qualified(self, qualified: str, hops: int = 0) -> Optional[Tuple[str, FunctionKey]]:
-        module, rest = self._split(qualified)
+    def _qualified(self, qualified: str, hops: int = 0, near: Optional[ModuleIndex] = None
+                   ) -> Optional[Tuple[str, FunctionKey]]:
+        module, rest = self._split(qualified, near)
         if module is None or hops > _MAX_HOPS:
             return None
         if len(rest) == 1:
             if rest[0] in module.top_level:
                 return module.path, module.top_level[rest[0]]
             reexport = dict(module.imports).get(rest[0])
-            return self._qualified(reexport, hops + 1) if reexport else None
+            return self._qualified(reexport, hops + 1, module) if reexport else None
         if len(rest) == 2:
             return self._method(module, rest[0], rest[1], include_own=True)
         return None
@@ -832,9 +852,29 @@ class ProjectGraph:
             self._switching = frozenset(found)
         return self._switching
 
-    def _module_named(self, target: str) -> Optional[ModuleIndex]:
-        """The linted module an import target names, or the module it reads a name of."""
-        return self.by_module.get(target) or self._split(target)[0]
+    def _module_named(self, target: str, near: ModuleIndex) -> Optional[ModuleIndex]:
+        """The linted module an import target of ``near`` names, or the module it reads a
+        name of."""
+        return (self.by_module.get(target) or self._claimant(target, near)
+                or self._split(target, near)[0])
+
+    def _claimant(self, name: str, near: ModuleIndex) -> Optional[ModuleIndex]:
+        """Of the files that claim the module name ``name`` (``ops.py`` beside the scripts
+        and another in ``legacy/``), the one the code of ``near`` imports: the one whose
+        import root (the folder Python finds it from) holds ``near``, the deepest such, as a
+        script's own folder comes first on ``sys.path``; None when no root holds it."""
+        here = os.path.dirname(near.path)
+        best: Optional[ModuleIndex] = None
+        depth = -1
+        for index in self._claimants.get(name, ()):
+            root = _import_root(index)
+            if root and here != root and not here.startswith(root + os.sep):
+                continue
+            if len(root) > depth:
+                best, depth = index, len(root)
+            elif len(root) == depth:
+                best = None
+        return best
 
     def _imported_at_import(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The linted modules that module-level statements of ``index``, outside any block,
@@ -842,7 +882,7 @@ class ProjectGraph:
         found = []
         for binding in index.bindings:
             if binding[2] == IMPORT and binding[4]:
-                module = self._module_named(binding[3])
+                module = self._module_named(binding[3], index)
                 if module is not None:
                     found.append(module)
         return found
@@ -992,7 +1032,7 @@ class ProjectGraph:
         """``index`` is a program (``script``) that imports no linted module: its own code
         is all of the project that runs in its process."""
         return self.script(index) and not any(
-            (self._module_named(target) or self._stems.get(target.partition(".")[0]))
+            (self._module_named(target, index) or self._stems.get(target.partition(".")[0]))
             not in (None, index)  # (an index equals only itself: no field is compared)
             for _, target in index.imports)
 
@@ -1013,6 +1053,12 @@ class ProjectGraph:
             seen = {id(other) for other in found}  # by identity: an index compares by value
             found.extend(other for other in imports.get(name, ())
                          if other is not index and id(other) not in seen)
+        return self._own_importers(index, found)
+
+    def _own_importers(self, index: ModuleIndex, found: List[ModuleIndex]
+                       ) -> List[ModuleIndex]:
+        """Of the modules ``found`` importing ``index`` by its name, those not in the folder
+        of another file that claims the name (see ``_importers_of``)."""
         folders = self._folders.get(index.module)
         if not folders:
             return found
@@ -1045,7 +1091,8 @@ class ProjectGraph:
 
     def _star_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         self._index_other_imports()
-        return [other for other in self._by_star.get(index.module, ()) if other is not index]
+        return self._own_importers(index, [other for other in self._by_star.get(index.module, ())
+                                           if other is not index])
 
     def _stem_importers(self, index: ModuleIndex) -> List[ModuleIndex]:
         """The scripts beside a module of a package that import it by its stem (``from
@@ -1394,7 +1441,8 @@ class ProjectGraph:
         for entry in index.decorated:
             if self._keras_graph_method(index, ("local", entry.decorated)):
                 continue
-            if entry.target[0] == "external" and self.canonical(entry.target[1]) == TF_FUNCTION:
+            if entry.target[0] == "external" and self.canonical(
+                    entry.target[1], near=index) == TF_FUNCTION:
                 return True
             found = self.resolve(index, entry.target)
             if found and self.by_path[found[0]].functions[found[1]].wraps_tf_function:
@@ -1649,7 +1697,7 @@ class ProjectGraph:
             cls = index.classes.get(made[1])
             return (index, cls) if cls is not None else None
         if made[0] == "external":
-            module, rest = self._split(made[1])
+            module, rest = self._split(made[1], index)
             if module is not None and len(rest) == 1 and rest[0] in module.classes:
                 return module, module.classes[rest[0]]
         return None
@@ -1684,7 +1732,7 @@ class ProjectGraph:
         """Instances of the class ``made`` may be Keras models (unknown classes may)."""
         if made[0] == "external":
             # Keras's own classes may be; TensorFlow's others are not (tf.train.Checkpoint)
-            qualified = self.canonical(made[1])
+            qualified = self.canonical(made[1], near=index)
             if qualified.startswith(KERAS_MODULES):
                 return True
             if qualified.startswith(NOT_KERAS):
@@ -1729,7 +1777,7 @@ class ProjectGraph:
                         return said
                 continue
             if base[0] == "external":
-                said = judge(self.canonical(base[1]))
+                said = judge(self.canonical(base[1], near=index))
                 if said:
                     return said
         return None
@@ -1784,6 +1832,16 @@ def _names_used(index: ModuleIndex, importers: Iterable[ModuleIndex],
                 return None
             named.update(other.star_names, passed)
     return named
+
+
+def _import_root(index: ModuleIndex) -> str:
+    """The folder Python imports ``index`` from by its module name: its folder, less one
+    folder for each package above it (``v1/pkg/mod.py`` as ``pkg.mod``: ``v1``)."""
+    folder = os.path.dirname(index.path)
+    up = index.module.count(".") + (os.path.basename(index.path) == "__init__.py")
+    for _ in range(up):
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def _class_of(index: Optional[ModuleIndex], key: FunctionKey) -> Optional[ClassInfo]:

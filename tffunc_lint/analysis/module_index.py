@@ -2579,6 +2579,12 @@ def _class_users(tree: ast.Module, module_text: _Text, index: ModuleIndex,
         name = read.rpartition(".")[2]
         if name[:1].isupper():
             words.setdefault(name, []).append(read)
+    # ``from ops import *``: a class name the code reads may be the star module's (the
+    # project resolves ``ops.BatchNorm`` through it, or finds no such class there).
+    stars = [star for star in index.star_imports if may_be_project_module(star)]
+    for name in sorted(index.star_names or ()) if stars else ():
+        if name[:1].isupper():
+            words.setdefault(name, []).extend(f"{star}.{name}" for star in stars)
     if not words:
         return {}
     text, starts = module_text.joined()
