@@ -622,6 +622,23 @@ def test_a_module_that_may_look_its_classes_up_may_run_any(capsys, tmp_path, tex
     assert _unused_layer_findings(capsys, copy) == lines
 
 
+@pytest.mark.parametrize("call, lines", [
+    ("importlib.reload(layers)\n", []),  # runs the module again, reads none of its names
+    ("show(layers)\n", [20]),  # handed on whole: any of its names may be read
+])
+def test_a_module_reloaded_is_not_handed_on(capsys, tmp_path, call, lines):
+    """A notebook-style script imports the layers module whole and reloads it after an
+    edit (``importlib.reload(layers)``): that reads no class of it, so the layer nothing
+    names still never runs; a module handed to another function may have any read."""
+    copy = tmp_path / "app"
+    shutil.copytree(APP, copy)
+    train = copy / "train.py"
+    train.write_text("import importlib\n\nfrom nets import layers\nfrom show import show\n"
+                     + call + train.read_text())
+    (copy / "show.py").write_text("def show(module):\n    print(vars(module))\n")
+    assert _unused_layer_findings(capsys, copy) == lines
+
+
 def test_the_graph_reads_the_functions_only_of_modules_it_follows_code_into():
     """The process joining a project holds every module's index: the functions of an
     unpickled index stay pickled until the call graph asks for them, and the graph asks

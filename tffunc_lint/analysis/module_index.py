@@ -506,6 +506,10 @@ class Entry:
     their callables as Python; the callables are traced only when that function is."""
 
 
+#: Calls that run a module's code again, and read none of its names
+#: (``importlib.reload(models)`` in a notebook's first cell).
+_RELOADS = frozenset({"importlib.reload", "imp.reload"})
+
 #: Calls that make Keras run layers on symbolic tensors (by their qualified name's end).
 _KERAS_INPUTS = ("keras.Input", "keras.layers.Input")
 _KERAS_GRAPH_BUILDERS = (*_KERAS_INPUTS, "saved_model.save", "TFLiteConverter.from_keras_model")
@@ -1926,11 +1930,11 @@ class _Indexer:
                 self.index.modules_passed.add(self.module_aliases[value.id])
 
     def visit_Call(self, node: ast.Call, scope: _Scope) -> None:
-        if self.module_aliases:
-            self._passes_modules(node.args)
-            self._passes_modules(keyword.value for keyword in node.keywords)
         func = node.func
         qualified = self._qualified(func)
+        if self.module_aliases and qualified not in _RELOADS:
+            self._passes_modules(node.args)
+            self._passes_modules(keyword.value for keyword in node.keywords)
         attr = func.attr if func.__class__ is ast.Attribute else None
         receiver_name = (func.value.id if attr is not None and func.value.__class__ is ast.Name
                          else None)  # ``mod`` of ``mod.f(x)``
