@@ -83,6 +83,9 @@ class Binding:
     value: Optional[ast.expr] = None
     arms: Tuple[Tuple[int, object], ...] = ()
     """The branches it is written in (see ``_count``), to tell alternatives apart."""
+    assigns: bool = False
+    """Binds the name to what ``value`` gives (``name = value``, a ``def``), not to one item
+    of it (a loop's target) nor to something made from the old value (``+=``)."""
 
 
 @dataclass
@@ -128,6 +131,8 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
         if not elsewhere and len({_import_target(b) for b in module_level}) == 1 and \
                 _import_target(module_level[0]) is not None:
             continue  # ``import tensorflow as tf`` again: the same module
+        if not elsewhere and _same_each_time(name, by_name, in_functions, resolve):
+            continue  # a notebook's set-up cell written again: the same value
         result.lines[name] = sorted({b.line for b in module_level})
         result.setters[name] = [b.line for b in elsewhere]
         if elsewhere:
@@ -138,6 +143,83 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
             result.rebound_after[name] = last.line
             result.where[name] = last.line
     return result
+
+
+#: Builtins whose result depends only on their arguments.
+_PURE_BUILTINS = frozenset(f"builtins.{name}" for name in (
+    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
+    "frozenset", "int", "len", "list", "map", "max", "min", "pow", "range", "reversed", "round",
+    "set", "slice", "sorted", "str", "sum", "tuple", "zip"))
+#: Libraries of whose functions, but for those below, a call gives the same value for the
+#: same arguments (``tf.linspace``, ``np.meshgrid``, ``math.sqrt``).
+_PURE_LIBRARIES = frozenset({"tensorflow", "numpy", "math"})
+#: Parts of a library function's name that make new state or read the world: Keras objects,
+#: datasets, files, summaries, variables (a capitalised part: a class), draws.
+_IMPURE_PARTS = frozenset({"keras", "data", "io", "gfile", "saved_model", "summary", "train",
+                           "distribute", "config", "compat", "estimator", "lite", "function",
+                           "py_function", "numpy_function", "print", "load", "loadtxt",
+                           "genfromtxt", "fromfile", "save", "timestamp", "memmap", "empty",
+                           "empty_like"})
+
+
+def _same_each_time(name: str, by_name: Dict[str, List[Binding]],
+                    in_functions: Dict[str, List[Binding]], resolve,
+                    seen: FrozenSet[str] = frozenset()) -> bool:
+    """Every binding of the module-level ``name`` is the same ``name = value`` (or the same
+    ``def``), and ``value`` gives the same result each time: a notebook's set-up cell
+    written out again (``grid = tf.stack((xx, yy), axis=-1)`` in two cells). A trace that
+    read the old value reads what the new one is."""
+    found = by_name.get(name, ())
+    if not found or name in in_functions or name in seen or not all(
+            b.assigns for b in found):
+        return False
+    if len({ast.dump(b.value) for b in found}) != 1:
+        return False
+    value = found[0].value
+    seen = seen | {name}
+    if isinstance(value, _FUNCTIONS):  # its body runs when called: its defaults now
+        parts: List[ast.AST] = [*value.decorator_list, *value.args.defaults,
+                                *(d for d in value.args.kw_defaults if d is not None)]
+    elif isinstance(value, ast.expr):
+        parts = [value]
+    else:
+        return False
+    return all(_reproducible(node, by_name, in_functions, resolve, seen)
+               for part in parts for node in ast.walk(part))
+
+
+def _reproducible(node: ast.AST, by_name: Dict[str, List[Binding]],
+                  in_functions: Dict[str, List[Binding]], resolve,
+                  seen: FrozenSet[str]) -> bool:
+    """``node``, part of a value ``_same_each_time`` asks of, gives the same each time: a
+    name bound once or itself the same each time, a call of a pure function of a library
+    or of the builtins; nothing that waits, yields or binds."""
+    if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+        return False
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        bound = by_name.get(node.id, ())
+        if node.id in in_functions:
+            return False
+        if bound and len({_import_target(b) for b in bound}) == 1 and _import_target(
+                bound[0]) is not None:
+            return True  # a module, imported once or again
+        return len(bound) < 2 and not any(b.repeated for b in bound) or _same_each_time(
+            node.id, by_name, in_functions, resolve, seen)
+    if not isinstance(node, ast.Call):
+        return True
+    dotted = ast_dotted_name(node.func)
+    if dotted is None:  # ``make().numpy()``: a method of some object
+        return False
+    head = dotted.partition(".")[0]
+    if any(_import_target(b) is None for b in by_name.get(head, ())):
+        return False  # a method of a module-level object (``gen.normal``), or its own def
+    qualified = resolve(dotted) or ""
+    if qualified in _PURE_BUILTINS:
+        return True
+    top, _, rest = qualified.partition(".")
+    return top in _PURE_LIBRARIES and bool(rest) and not any(
+        "random" in part or part[:1].isupper() or part in _IMPURE_PARTS
+        for part in rest.split("."))
 
 
 def _import_target(binding: Binding) -> Optional[str]:
@@ -264,7 +346,8 @@ def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False,
                 inner.extend(Binding(n, node.lineno, True, node.iter, looped)
                              for n in statement_bindings(node))
             _count(node.body, inner, True, looped)
-            bindings.extend(Binding(b.name, b.line, True, b.value, b.arms) for b in inner)
+            bindings.extend(Binding(b.name, b.line, True, b.value, b.arms, b.assigns)
+                            for b in inner)
             add({b.name: ALWAYS for b in inner})
             add(_count(node.orelse, bindings, in_loop, arms))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -276,10 +359,11 @@ def _count(body: List[ast.stmt], bindings: List[Binding], in_loop: bool = False,
         else:
             repeated = in_loop or isinstance(node, ast.AugAssign)
             value = getattr(node, "value", None) or node
+            assigns = isinstance(node, (ast.Assign, ast.AnnAssign, *_FUNCTIONS))
             for name in statement_bindings(node):
                 if _rewraps(node, name):
                     continue
-                bindings.append(Binding(name, node.lineno, repeated, value, arms))
+                bindings.append(Binding(name, node.lineno, repeated, value, arms, assigns))
                 add({name: ALWAYS if repeated else 1})
     return counts
 

@@ -84,7 +84,10 @@ class CapturedMutableGlobal(Rule):
     a name that only ever holds `None` and one `tf.Variable`, nor one that only ever holds a
     `tf.GradientTape` (the tape a training loop makes on every pass: a trace reads it only
     to build gradient ops into its graph), nor an import repeated (`import
-    tensorflow as tf` again). Two bindings in the branches of one `if`/`else` or
+    tensorflow as tf` again), nor a binding written out again with the same value (a
+    notebook's set-up cell copied: the same `def`, or the same `name = value` where the
+    value reads only such names and calls only the pure functions of TensorFlow, NumPy,
+    `math` and the builtins, no draw, no Keras object, no file). Two bindings in the branches of one `if`/`else` or
     `try`/`except` are alternatives, not a rebinding; so is, for a closure variable, a
     binding in another branch of the `if` than the traced function's `def` (each model type
     building its own model and step), unless a loop around that `if` could run both. A lazily built global, assigned under
