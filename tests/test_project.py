@@ -518,9 +518,18 @@ def _variational_findings(capsys, root):
 
 
 @pytest.mark.parametrize("name, text", [
-    # the script's own class derives from the one it imports, and the script fits it
+    # the script's own class derives from the one it imports, under its name or another,
+    # and the script fits it
     ("relabel.py", "from encoders import *\n\n\nclass Relabelled(VariationalEncoder):\n"
                    "    pass\n\n\nencoder = Relabelled()\nencoder.compile('adam', 'mse')\n"
+                   "encoder.fit(tf.zeros((8, 4)), tf.zeros((8, 4)))\n"),
+    ("relabel.py", "from encoders import *\n\n\nclass VariationalEncoder(VariationalEncoder):"
+                   "\n    pass\n\n\nencoder = VariationalEncoder()\n"
+                   "encoder.compile('adam', 'mse')\nencoder.fit(tf.zeros((8, 4)), "
+                   "tf.zeros((8, 4)))\n"),
+    ("relabel.py", "import tensorflow as tf\nfrom encoders import VariationalEncoder\n\n\n"
+                   "class VariationalEncoder(VariationalEncoder):\n    pass\n\n\n"
+                   "encoder = VariationalEncoder()\nencoder.compile('adam', 'mse')\n"
                    "encoder.fit(tf.zeros((8, 4)), tf.zeros((8, 4)))\n"),
     # a script that looks names up as it runs may use any
     ("plan.py", "from encoders import *\n\nencoder = globals()['Variational' + 'Encoder']()\n"),

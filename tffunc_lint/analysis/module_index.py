@@ -27,7 +27,7 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTup
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTable,
-                    ast_dotted_name, function_body_names, function_local_names)
+                    ast_dotted_name, canonical, function_body_names, function_local_names)
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import child_nodes, walk_nodes
@@ -1684,7 +1684,9 @@ class _Indexer:
             isinstance(item, ast.FunctionDef) and item.name == "__init__"
             and EAGER_SWITCH_ON.search("".join(self.lines[item.lineno - 1:item.end_lineno]))
             for item in node.body)
-        info = ClassInfo(qualname, [t for t in map(self._class_ref, node.bases) if t],
+        own = node.name if scope.function is None and scope.cls is None else None
+        info = ClassInfo(qualname, [t for t in (self._class_ref(base, own) for base in node.bases)
+                                    if t],
                          {}, node.lineno, node.end_lineno, eager,
                          trains_itself=self._trains_itself(node),
                          builds_functional="Input" in text and self._builds_functional(node))
@@ -2341,14 +2343,35 @@ class _Indexer:
             return ("external", qualified) if qualified else None
         return self._partial(node, scope)
 
-    def _class_ref(self, node: ast.expr) -> Optional[Target]:
+    def _class_ref(self, node: ast.expr, own: Optional[str] = None) -> Optional[Target]:
+        """The class a base names. ``own``: the name of the module-level class being
+        defined, which its bases read as bound before it (``class Encoder(Encoder):``
+        derives from the imported ``Encoder``)."""
         dotted = ast_dotted_name(node)
         if dotted is None:
             return None
+        if own is not None and dotted.partition(".")[0] == own:
+            qualified = self._bound_before(dotted, node.lineno)
+            return ("external", qualified) if qualified else None
         if dotted in self.index.classes:
             return ("class", dotted)
         qualified = self._resolve(dotted)
         return ("external", qualified) if qualified else None
+
+    def _bound_before(self, dotted: str, line: int) -> Optional[str]:
+        """``dotted`` as the module's imports bound its first name before ``line``, or, with
+        none, as a star import brings it; None when something else bound it last."""
+        head, _, rest = dotted.partition(".")
+        last = None
+        for name, at, kind, target, _ in self.index.bindings:
+            if name == head and at < line:
+                last = (kind, target)
+        if last is None:
+            stars = self.index.star_imports
+            return canonical(f"{stars[-1]}.{dotted}") if stars else None
+        if last[0] != IMPORT:
+            return None
+        return canonical(f"{last[1]}.{rest}" if rest else last[1])
 
     def _dataset_value(self, node: ast.expr, scope: _Scope) -> Optional[object]:
         """What ``node`` holds as far as datasets go: ``DATASET``, a collection of them
