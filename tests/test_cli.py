@@ -479,6 +479,9 @@ def test_files_that_cannot_be_analysed_are_reported_and_the_run_goes_on(capsys):
     # linter's code: not reported (mlcommons' retired benchmarks)
     write("i_python2.py", 'print "hello"\n')
     write("j_python2_tabs.py", "def f():\n    for i in xrange(3):\n\tpass\n")
+    # a merge conflict left in the file: said so, wherever the parser stops
+    write("k_conflict.py", "import os\n<<<<<<< HEAD:train.py\nimport tensorflow as tf\n"
+                           "=======\nimport keras\n>>>>>>> 05ffbcf70663:train.py\n")
     result = run(capsys, "--output-format", "json", ".")
     assert (result.code, result.err) == (1, "")
     rows = [(f["path"], f["line"], f["code"], f["message"]) for f in json.loads(result.out)]
@@ -486,9 +489,13 @@ def test_files_that_cannot_be_analysed_are_reported_and_the_run_goes_on(capsys):
     assert [row[:3] for row in rows] == [
         ("a_syntax.py", 2, "TFF000"), ("b_binary.py", 1, "TFF000"), ("c_cookie.py", 1, "TFF000"),
         ("d_invalid_utf8.py", 1, "TFF000"), ("f_null_byte.py", 1, "TFF000"),
-        ("g_bom.py", 5, "TFF101"), ("h_good.py", 5, "TFF101")]
+        ("g_bom.py", 5, "TFF101"), ("h_good.py", 5, "TFF101"), ("k_conflict.py", 6, "TFF000")]
     messages = [row[3] for row in rows]
+    conflict = ("syntax error: the file holds an unresolved merge conflict (its `<<<<<<<` "
+                "marker at line 2); resolve it (")
+    assert messages.pop().startswith(conflict)
     assert messages[0].startswith("syntax error: ")
+    assert "merge conflict" not in messages[0]
     assert messages[1:4] == [
         "cannot decode file: invalid or missing encoding declaration",
         "cannot decode file: unknown encoding: bogus",

@@ -557,6 +557,10 @@ def _syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
     not parse; Python 3.12 accepts both (PEP 701). Such a file may be valid for the Python
     its project runs, so it is said to be not analysed, not to be in error."""
     message = error.msg or "invalid syntax"
+    conflict = _conflict_marker(lines)
+    if conflict:
+        return (f"syntax error: the file holds an unresolved merge conflict (its `<<<<<<<` "
+                f"marker at line {conflict}); resolve it ({message})")
     if sys.version_info < (3, 12) and _newer_f_string(error, lines):
         running = "%d.%d" % sys.version_info[:2]
         return (f"not analysed: Python {running}, which runs tffunc-lint, cannot parse this "
@@ -564,6 +568,16 @@ def _syntax_message(error: SyntaxError, lines: Sequence[str]) -> str:
                 f"quotes inside its braces); run tffunc-lint under Python 3.12 or later "
                 f"({message})")
     return f"syntax error: {message}"
+
+
+def _conflict_marker(lines: Sequence[str]) -> Optional[int]:
+    """The line of the first ``<<<<<<<`` marker of a merge conflict left in the text, when
+    a ``>>>>>>>`` one follows it: git's markers, which no Python parses."""
+    start = next((number for number, line in enumerate(lines, 1)
+                  if line.startswith("<<<<<<< ")), None)
+    if start is not None and any(line.startswith(">>>>>>> ") for line in lines[start:]):
+        return start
+    return None
 
 
 def _parse_any_python(text: str, lines: Sequence[str], path: str) -> ast.Module:

@@ -167,7 +167,9 @@ class SyntaxErrorRule(Rule):
     Python that runs tffunc-lint: where that is older than 3.12, an f-string that only PEP
     701 makes valid (a replacement field over several lines, or the f-string's own quote
     inside its braces) is reported as not analysed, with the advice to run tffunc-lint
-    under Python 3.12 or later, not as a syntax error.
+    under Python 3.12 or later, not as a syntax error. A file that holds the markers of an
+    unresolved merge conflict (`<<<<<<<` … `>>>>>>>`) is reported as one, naming the first
+    marker's line, at the place where the parser stopped.
 
     ## References
     - [Python reference: encoding declarations](https://docs.python.org/3/reference/lexical_analysis.html#encoding-declarations)
