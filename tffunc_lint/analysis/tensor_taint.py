@@ -95,6 +95,12 @@ _NOT_OPS = frozenset({
 })
 _PYTHON_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex"})
 _OPTIONAL = frozenset({"Optional", "typing.Optional"})
+#: ``Union[int, str]``: a value of one of the members.
+_UNION = frozenset({"Union", "typing.Union"})
+#: Containers whose annotation names what they hold (``List[str]``): the items' kind.
+_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Set",
+                         "set", "FrozenSet", "frozenset", *(f"typing.{name}" for name in (
+                             "List", "Sequence", "Tuple", "Iterable", "Set", "FrozenSet"))})
 _LITERALS = NodeTypes("Integer", "Float", "Imaginary", "SimpleString", "ConcatenatedString",
                       "FormattedString")
 _COMPREHENSIONS = NodeTypes("ListComp", "SetComp", "GeneratorExp", "DictComp")
@@ -286,8 +292,10 @@ def read_annotation(node: Optional[ast.expr]) -> Optional[ast.expr]:
 
 
 def python_annotation(annotation: Optional[ast.expr], types: FrozenSet[str] = None) -> bool:
-    """``int``, ``float``, ``Optional[int]``, ``bool | None`` …: a Python value (of one of
-    ``types``, by default the Python scalars and strings)."""
+    """``int``, ``float``, ``Optional[int]``, ``bool | None``, ``Union[int, str]`` …: a
+    Python value (of one of ``types``, by default the Python scalars and strings; with the
+    default, also a container of them, ``List[str]``: it holds no tensor)."""
+    containers = _CONTAINERS if types is None else frozenset()
     types = _PYTHON_TYPES if types is None else types
     if isinstance(annotation, ast.Name):
         return annotation.id in types
@@ -295,7 +303,15 @@ def python_annotation(annotation: Optional[ast.expr], types: FrozenSet[str] = No
         base = annotation.value
         name = base.id if isinstance(base, ast.Name) else (
             f"typing.{base.attr}" if isinstance(base, ast.Attribute) else "")
-        return name in _OPTIONAL and python_annotation(annotation.slice, types)
+        inner = annotation.slice
+        members = [m for m in (inner.elts if isinstance(inner, ast.Tuple) else [inner])
+                   if not _is_none(m) and not (
+                       isinstance(m, ast.Constant) and m.value is Ellipsis)]
+        if name in _OPTIONAL or name in _UNION or name in containers:
+            # ``Union[str, List[str]]``, ``Tuple[int, ...]``: Python values all through
+            return bool(members) and all(
+                python_annotation(m, None if containers else types) for m in members)
+        return False
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         sides = [side for side in (annotation.left, annotation.right) if not _is_none(side)]
         return bool(sides) and all(python_annotation(side, types) for side in sides)
@@ -423,8 +439,10 @@ class _Flow:
             self._assign(node, tainted)
         elif isinstance(node, cst.If):
             # A name tainted in one branch is not tainted in the other: each starts from
-            # what holds before the ``if``; both reach the code after it.
-            body, orelse = set(tainted), set(tainted)
+            # what holds before the ``if``; both reach the code after it. Where the test
+            # says a name is of a kind no tensor is (``isinstance(image, Image.Image)``), it
+            # holds no tensor in the body.
+            body, orelse = set(tainted) - _not_tensors(node.test, self.resolve), set(tainted)
             self.suite(node.body, body)
             self.suite(node.orelse, orelse)
             tainted |= body | orelse
@@ -465,6 +483,33 @@ class _Flow:
         elif isinstance(target, cst.Name) and _static_lambda(value, tainted, self.resolve):
             # Calling it gives a Python value: marked as ``name()``, never a variable name.
             tainted.add(target.value + "()")
+
+
+#: Types an ``isinstance`` test may name whose instances can hold a tensor or be one.
+_MAY_HOLD_TENSORS = frozenset({
+    "builtins.object", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set",
+    "builtins.frozenset"})
+_ABSTRACT_MODULES = ("typing.", "collections.", "abc.")
+
+
+def _not_tensors(test: cst.BaseExpression, resolve: Resolve) -> Set[str]:
+    """Names ``test`` proves to hold no tensor where it is true: ``isinstance(x, T)``, alone
+    or joined by ``and``, with ``T`` (each of a tuple of types) a type no tensor is an
+    instance of: a Python scalar or string, a NumPy array, a class of another library or
+    of the project; not a container, nor an abstract or TensorFlow or Keras type."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _not_tensors(test.left, resolve) | _not_tensors(test.right, resolve)
+    if not (isinstance(test, cst.Call) and resolve(test.func) == "builtins.isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        return set()
+    kinds = test.args[1].value
+    kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    for kind in kinds:
+        name = resolve(kind)
+        if not name or name in _MAY_HOLD_TENSORS or name.startswith(_ABSTRACT_MODULES) or (
+                name.partition(".")[0] in ("tensorflow", "keras", "tf_keras")):
+            return set()
+    return {test.args[0].value.value}
 
 
 def iterated_names(target: cst.BaseExpression, iterable: cst.BaseExpression,

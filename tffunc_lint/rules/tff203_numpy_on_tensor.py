@@ -105,8 +105,11 @@ class NumpyOnTensor(Rule):
     `f(np.ones(3))`, or a module-level name bound to one), or when annotated as
     `tf.Tensor`. NumPy on a tensor that other modules pass to a `tf.function` is missed. A method's `self`, `*args`/`**kwargs`, and parameters that visibly hold
     Python values (a literal default such as `axis=-1`, a default `None` that the first
-    statements replace with one, `if f is None: f = [1, 2, 1]`, an `int`/`float`/`bool`
-    annotation) are not taken for tensors. Nor are the parameters of helpers that traced code
+    statements replace with one, `if f is None: f = [1, 2, 1]`, an `int`/`float`/`bool`/`str`
+    annotation, or a union or container of those, `Union[str, List[str]]`) are not taken
+    for tensors, nor is a name in the branch of `isinstance(x, T)` where `T` is a kind no
+    tensor is (a string or number, `np.ndarray`, another library's class such as a PIL
+    `Image.Image`; not a list or tuple, which may hold tensors). Nor are the parameters of helpers that traced code
     calls, which get Python numbers and NumPy arrays as often as tensors, unless they are
     annotated as `tf.Tensor`: NumPy on a tensor passed down to a helper is missed.
     Static properties are Python values while tracing and are not flagged:
