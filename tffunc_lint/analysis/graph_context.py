@@ -381,7 +381,9 @@ class ProjectGraph:
                             if api.startswith("Dataset.") else
                             f"passed to {wrapper.qualname}, which traces it",
                             line, path=index.path, function=self._qualname(*target)))
-            runs_keras = self.runs_keras(index) and not program_eager
+            # Keras 3 told to run on JAX or PyTorch runs the module's Keras objects there
+            runs_keras = (self.runs_keras(index) and not program_eager
+                          and not index.other_keras_backend)
             for cls in index.classes.values():
                 kind = self.keras_kind(index, cls)
                 if kind is None or cls.eager or not runs_keras or cls.trained_by_own_loop(

@@ -844,6 +844,10 @@ class ModuleIndex:
     keras_3: bool = False
     """The module's text says it runs on Keras 3 (``tensorflow_versions.says_keras_3``:
     ``keras.ops``, ``keras_core``, an upgrade of TensorFlow to its newest release)."""
+    other_keras_backend: bool = False
+    """The module sets Keras 3's backend to one that is not TensorFlow
+    (``os.environ["KERAS_BACKEND"] = "torch"``): its Keras objects never run in a
+    ``tf.function``."""
     names_layers_with_seed: bool = False
     """The module's text names a layer that holds a seed variable under Keras 3 only
     (``tensorflow_versions.names_layers_with_seed``): the only findings that depend on
@@ -996,6 +1000,8 @@ class ModuleIndex:
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
         index.keras_3 = says_keras_3(joined)
+        index.other_keras_backend = "KERAS_BACKEND" in joined and bool(
+            _OTHER_KERAS_BACKEND.search(joined))
         if index.classes:
             index.attribute_words = set(_ATTRIBUTE_WORD.findall(joined))
         index.names_layers_with_seed = names_layers_with_seed(joined)
@@ -1024,6 +1030,12 @@ def _runs_tests(text: str) -> bool:
     return (".main" in text or "TestCase" in text) and bool(_RUNS_TESTS.search(text))
 
 
+#: Keras 3's backend set to one that is not TensorFlow, in code or by a notebook's magic:
+#: ``os.environ["KERAS_BACKEND"] = "jax"``, ``os.environ.setdefault("KERAS_BACKEND",
+#: "torch")``, ``%env KERAS_BACKEND=jax``.
+_OTHER_KERAS_BACKEND = lazy_compile(
+    r"""KERAS_BACKEND["']\s*(?:\]\s*=|,)\s*["'](?:jax|torch|numpy|openvino)["']"""
+    r"""|%env\s+KERAS_BACKEND\s*=?\s*(?:jax|torch|numpy|openvino)\b""")
 #: The holder (``ModuleIndex.class_users``) of the lines of a module's main guard.
 MAIN_GUARD = "__main__"
 
