@@ -242,7 +242,8 @@ class ProjectGraph:
         """For a module name two or more files claim: the folders they are in."""
         self._claimants: Dict[str, List[ModuleIndex]] = {}
         """For a module name two or more files claim: those files (see ``_claimant``)."""
-        self._near_splits: Dict[Tuple[str, str], Tuple[Optional[ModuleIndex], Sequence[str]]] = {}
+        self._ambiguous: Set[str] = set()
+        """Qualified names that start with a module name two or more files claim."""
         for index in indexes:
             self.by_path[index.path] = index
             if index.module:
@@ -261,7 +262,6 @@ class ProjectGraph:
                 stem = index.module.rpartition(".")[2]
                 if stem != index.module:
                     self._stems[stem] = None if stem in self._stems else index
-        self._claimed_heads = frozenset(name.partition(".")[0] for name in self._claimants)
         self._folder_names: Dict[str, Optional[ModuleIndex]] = {}
         """Names that import a module through the folders without ``__init__.py`` above it,
         as Python 3 finds them from a folder up (``from common.models import cnn`` for
@@ -690,15 +690,12 @@ class ProjectGraph:
         """The longest linted module that ``qualified`` starts with, and the rest (asked of
         the same names again and again: kept). ``near``: the module whose code names it,
         which picks one of the files that claim a module name (``_claimant``)."""
-        if near is not None and qualified.partition(".")[0] in self._claimed_heads:
-            key = (qualified, os.path.dirname(near.path))
-            found = self._near_splits.get(key)
-            if found is None:
-                found = self._near_splits[key] = self._split_anew(qualified, near)
-            return found
         found = self._splits.get(qualified)
         if found is None:
             found = self._splits[qualified] = self._split_anew(qualified)
+        if near is not None and qualified in self._ambiguous:
+            # not kept: one answer per folder asking, for a few names of some projects
+            found = self._split_anew(qualified, near)
         return found
 
     def _split_anew(self, qualified: str, near: Optional[ModuleIndex] = None
@@ -706,6 +703,8 @@ class ProjectGraph:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             prefix = ".".join(parts[:cut])
+            if near is None and prefix in self._claimants:
+                self._ambiguous.add(qualified)
             module = self.by_module.get(prefix) or (
                 self._claimant(prefix, near) if near is not None else None) or (
                 self._folder_names.get(prefix) if cut > 1 else None)

@@ -1000,8 +1000,8 @@ class ModuleIndex:
         index.removed_before = removed_before(tree, joined, index.names.resolve,
                                               index.names.bound(), starts)
         index.keras_3 = says_keras_3(joined)
-        index.other_keras_backend = "KERAS_BACKEND" in joined and bool(
-            _OTHER_KERAS_BACKEND.search(joined))
+        if "KERAS_BACKEND" in joined and _OTHER_KERAS_BACKEND.search(joined):
+            index.other_keras_backend = True  # (set only then: the class's default stays)
         if index.classes:
             index.attribute_words = set(_ATTRIBUTE_WORD.findall(joined))
         index.names_layers_with_seed = names_layers_with_seed(joined)
