@@ -238,8 +238,6 @@ class ProjectGraph:
         self.by_path: Dict[str, ModuleIndex] = {}
         self.by_module: Dict[str, Optional[ModuleIndex]] = {}
         self._stems: Dict[str, Optional[ModuleIndex]] = {}
-        self._folders: Dict[str, Set[str]] = {}
-        """For a module name two or more files claim: the folders they are in."""
         self._claimants: Dict[str, List[ModuleIndex]] = {}
         """For a module name two or more files claim: those files (see ``_claimant``)."""
         self._ambiguous: Set[str] = set()
@@ -247,13 +245,9 @@ class ProjectGraph:
         for index in indexes:
             self.by_path[index.path] = index
             if index.module:
-                if index.module in self.by_module:
-                    first = self.by_module[index.module]
-                    self._folders.setdefault(index.module, {os.path.dirname(first.path)}
-                                             if first is not None else set()).add(
-                        os.path.dirname(index.path))
                 # Two files claiming one module name: resolve neither by the name alone.
                 if index.module in self.by_module:
+                    first = self.by_module[index.module]
                     self._claimants.setdefault(index.module, [first] if first else []).append(
                         index)
                 self.by_module[index.module] = (
@@ -1060,10 +1054,11 @@ class ProjectGraph:
                        ) -> List[ModuleIndex]:
         """Of the modules ``found`` importing ``index`` by its name, those not in the folder
         of another file that claims the name (see ``_importers_of``)."""
-        folders = self._folders.get(index.module)
-        if not folders:
+        claimants = self._claimants.get(index.module)
+        if not claimants:
             return found
-        others = folders - {os.path.dirname(index.path)}
+        others = {os.path.dirname(other.path) for other in claimants} - {
+            os.path.dirname(index.path)}
         return [other for other in found if os.path.dirname(other.path) not in others]
 
     def _passed_on(self, index: ModuleIndex, seen: FrozenSet[str]) -> Optional[Set[str]]:
