@@ -34,7 +34,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .guards import init_targets
 from .keras_runs import only_new_models_after, run_times
@@ -128,8 +128,7 @@ def module_rebinding(tree: ast.Module, resolve, text: Optional[str] = None) -> M
         if _tracked_state(module_level + in_functions.get(name, []), resolve) or _tapes(
                 module_level + in_functions.get(name, []), resolve):
             continue
-        if not elsewhere and len({_import_target(b) for b in module_level}) == 1 and \
-                _import_target(module_level[0]) is not None:
+        if not elsewhere and _one_import(module_level):
             continue  # ``import tensorflow as tf`` again: the same module
         if not elsewhere and _same_each_time(name, by_name, in_functions, resolve):
             continue  # a notebook's set-up cell written again: the same value
@@ -200,8 +199,7 @@ def _reproducible(node: ast.AST, by_name: Dict[str, List[Binding]],
         bound = by_name.get(node.id, ())
         if node.id in in_functions:
             return False
-        if bound and len({_import_target(b) for b in bound}) == 1 and _import_target(
-                bound[0]) is not None:
+        if _one_import(bound):
             return True  # a module, imported once or again
         return len(bound) < 2 and not any(b.repeated for b in bound) or _same_each_time(
             node.id, by_name, in_functions, resolve, seen)
@@ -220,6 +218,12 @@ def _reproducible(node: ast.AST, by_name: Dict[str, List[Binding]],
     return top in _PURE_LIBRARIES and bool(rest) and not any(
         "random" in part or part[:1].isupper() or part in _IMPURE_PARTS
         for part in rest.split("."))
+
+
+def _one_import(found: Sequence[Binding]) -> bool:
+    """Every binding is an import of one and the same target."""
+    return bool(found) and len({_import_target(b) for b in found}) == 1 and _import_target(
+        found[0]) is not None
 
 
 def _import_target(binding: Binding) -> Optional[str]:
