@@ -33,7 +33,7 @@ function's body is done once and cached through ``FileContext.fact``.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from .lazy_libcst import NodeTypes, cst
 
@@ -549,6 +549,93 @@ def _own_lambda(ancestors: Sequence[cst.CSTNode], function: ast.AST) -> Optional
     return None
 
 
+def _filled_with_literals(context, node: cst.FunctionDef) -> FrozenSet[str]:
+    """Of a Keras class's ``call``, the parameters after the inputs that every call of the
+    module's objects of that class fills with a Python literal (``self.conv(x, 3)``, where
+    ``self.conv = ConvBlock(...)``): what its callers pass, not a tensor."""
+    if node.name.value != "call":
+        return frozenset()
+    info = context.graph.index.functions.get(context.function.key)
+    if info is None or info.class_qualname is None:
+        return frozenset()
+    return context.fact("literal_call_arguments", _literal_call_arguments).get(
+        info.class_qualname, frozenset())
+
+
+def _literal_call_arguments(context) -> Dict[str, FrozenSet[str]]:
+    """Class → the parameters of its ``call`` (see ``_filled_with_literals``) that the
+    module's calls of its objects, one or more, all fill with a Python literal: objects that
+    an attribute of ``self`` holds (``self.conv = ConvBlock(8)``), or a name a module-level
+    statement or function binds, each bound to objects of that class only."""
+    tree = context.tree
+    if tree is None:
+        return {}
+    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+    if not classes:
+        return {}
+    holds: Dict[str, Set[Optional[str]]] = {}  # "Holder.attr" / "scope:name" → classes
+    uses: List[Tuple[str, ast.Call]] = []
+    for statement in tree.body:
+        is_class = isinstance(statement, ast.ClassDef)
+        scope = f"{statement.name}:" if isinstance(statement, _AST_FUNCTIONS) else ""
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                made = (value.func.id if isinstance(value, ast.Call)
+                        and isinstance(value.func, ast.Name) and value.func.id in classes
+                        else None)
+                if is_class and isinstance(target, ast.Attribute) and isinstance(
+                        target.value, ast.Name) and target.value.id == "self":
+                    holds.setdefault(f"{statement.name}.{target.attr}", set()).add(made)
+                elif not is_class and isinstance(target, ast.Name):
+                    holds.setdefault(scope + target.id, set()).add(made)
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if is_class and isinstance(func, ast.Attribute) and isinstance(
+                        func.value, ast.Name) and func.value.id == "self":
+                    uses.append((f"{statement.name}.{func.attr}", node))
+                elif not is_class and isinstance(func, ast.Name):
+                    uses.append((scope + func.id, node))
+    calls: Dict[str, List[ast.Call]] = {}
+    for key, call in uses:
+        made = holds.get(key, set())
+        if len(made) == 1 and None not in made:
+            calls.setdefault(next(iter(made)), []).append(call)
+    found: Dict[str, FrozenSet[str]] = {}
+    for name, made_calls in calls.items():
+        method = next((item for item in classes[name].body if isinstance(item, ast.FunctionDef)
+                       and item.name == "call"), None)
+        if method is None or method.args.vararg or method.args.kwarg or any(
+                isinstance(a, ast.Starred) for call in made_calls for a in call.args) or any(
+                k.arg is None for call in made_calls for k in call.keywords):
+            continue  # ``self.block(x, *sizes)``: where each value goes is not known
+        positional = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
+        literal = set()
+        for slot, parameter in enumerate(positional[1:], start=1):
+            given = [next((k.value for k in call.keywords if k.arg == parameter),
+                          call.args[slot] if slot < len(call.args) else None)
+                     for call in made_calls]
+            if all(value is not None and _python_literal_ast(value) for value in given):
+                literal.add(parameter)
+        if literal:
+            found[name] = frozenset(literal)
+    return found
+
+
+_AST_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _python_literal_ast(node: ast.expr) -> bool:
+    """A Python number, string or boolean written out, or a tuple or list of them."""
+    if isinstance(node, ast.Constant):
+        return node.value is not None and not isinstance(node.value, type(Ellipsis))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _python_literal_ast(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_python_literal_ast(e) for e in node.elts)
+    return False
+
+
 def _is_method(context, node: cst.FunctionDef) -> bool:
     info = context.graph.index.functions.get(context.function.key)
     if info is None or info.class_qualname is None:
@@ -658,7 +745,7 @@ def _function_taint(context, parameters: bool = True) -> Optional[_FunctionTaint
         taint = _FunctionTaint(scope, tensor_parameters(scope.params, False, entry), None)
     else:
         sources = tensor_parameters(scope.params, _is_method(context, scope), entry) - (
-            _defaulted_in_body(scope))
+            _defaulted_in_body(scope)) - _filled_with_literals(context, scope)
         flow = _Flow(context.qualified_name)
         helpers = context.fact("numpy_helpers", _numpy_helpers)
         flow.suite(scope.body, set(sources) | {name + "()" for name in helpers})

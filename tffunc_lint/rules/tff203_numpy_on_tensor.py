@@ -109,7 +109,10 @@ class NumpyOnTensor(Rule):
     annotation, or a union or container of those, `Union[str, List[str]]`) are not taken
     for tensors, nor is a name in the branch of `isinstance(x, T)` where `T` is a kind no
     tensor is (a string or number, `np.ndarray`, another library's class such as a PIL
-    `Image.Image`; not a list or tuple, which may hold tensors). Nor are the parameters of helpers that traced code
+    `Image.Image`; not a list or tuple, which may hold tensors). A parameter of a Keras
+    `call` after its inputs that every call of the module's objects of that class fills
+    with a Python literal (`self.conv(x, 3)` where `self.conv = ConvBlock(8)`) holds that
+    value; calls from other modules are not seen. Nor are the parameters of helpers that traced code
     calls, which get Python numbers and NumPy arrays as often as tensors, unless they are
     annotated as `tf.Tensor`: NumPy on a tensor passed down to a helper is missed.
     Static properties are Python values while tracing and are not flagged:
