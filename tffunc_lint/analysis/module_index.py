@@ -2379,8 +2379,7 @@ class _Indexer:
             if name == head and at < line:
                 last = (kind, target)
         if last is None:
-            stars = self.index.star_imports
-            return canonical(f"{stars[-1]}.{dotted}") if stars else None
+            return self.names.from_stars(dotted)
         if last[0] != IMPORT:
             return None
         return canonical(f"{last[1]}.{rest}" if rest else last[1])

@@ -311,12 +311,17 @@ class NameTable:
         if target is None:
             if head in _BUILTINS:
                 return f"builtins.{dotted}"
-            if self.stars and not head.startswith("_"):
-                return canonical(f"{self._star_module(head)}.{dotted}")
-            return None
+            return self.from_stars(dotted)
         if target == _AMBIGUOUS:
             return None
         return canonical(f"{target}.{rest}" if rest else target)
+
+    def from_stars(self, dotted: str) -> Optional[str]:
+        """``dotted`` as the module's star imports bring its public first name, or None."""
+        head = dotted.partition(".")[0]
+        if self.stars and not head.startswith("_"):
+            return canonical(f"{self._star_module(head)}.{dotted}")
+        return None
 
     def _star_module(self, name: str) -> str:
         """The star-imported module a public ``name`` the module does not bind comes from:
