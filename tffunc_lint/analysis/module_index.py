@@ -355,6 +355,13 @@ def _takes_one_batch(args: ast.arguments) -> bool:
     return _required_positional(args) <= 2 and (positional >= 2 or args.vararg is not None)
 
 
+def _takes_nothing(args: ast.arguments) -> bool:
+    """A method that takes no argument besides ``self`` (``def call(self)`` that builds and
+    returns a functional model): Keras, which passes the inputs, cannot call it."""
+    return (len(args.posonlyargs) + len(args.args) <= 1 and args.vararg is None
+            and not args.kwonlyargs and args.kwarg is None)
+
+
 def def_key(line: int, name: str) -> FunctionKey:
     return ("def", line, name)
 
@@ -581,9 +588,10 @@ class ModuleIndex:
     tracing decorator) nor in a Keras graph method (``call``, a step), nor within one: a
     training loop of the project's own, which runs the step where it calls it."""
     custom_steps: Set[FunctionKey] = field(default_factory=set)
-    """Methods named like Keras steps whose signature Keras cannot call (``def
+    """Methods named like Keras graph methods whose signature Keras cannot call (``def
     train_step(self, optimizer, inputs, targets)``, ``def train_step(self)``: Keras passes
-    one batch): the project's own methods, not Keras's."""
+    one batch; ``def call(self)``: Keras passes the inputs): the project's own methods,
+    not Keras's."""
     keras_runs: List[Tuple[Optional[str], str]] = field(default_factory=list)
     """(receiver, method) of every call of a method through which Keras runs models in
     graphs (``trainer.fit(...)``, ``KERAS_RUNS``): the receiver's name when it is a plain
@@ -1456,7 +1464,8 @@ class _Indexer:
         if in_class:
             if not (node.name in scope.cls.methods and _is_property_accessor(node)):
                 scope.cls.methods[node.name] = key  # ``self.name`` stays the getter
-            if node.name in _KERAS_STEPS and not _takes_one_batch(node.args):
+            if node.name in _KERAS_STEPS and not _takes_one_batch(node.args) or (
+                    node.name == "call" and _takes_nothing(node.args)):
                 self.index.custom_steps.add(key)
         elif scope.function is None:
             self.index.top_level[node.name] = key
