@@ -127,6 +127,47 @@ _CUSTOM_GRADIENT = "tensorflow.custom_gradient"
 #: Asking Keras to run a model eagerly (``compile(..., run_eagerly=True)``, an attribute).
 _RUN_EAGERLY = words(["run_eagerly"]) + r"\s*=\s*True\b"
 RUN_EAGERLY = lazy_compile(_RUN_EAGERLY)
+
+
+def run_eagerly_line(tree: ast.Module, text: str) -> Optional[int]:
+    """The first line where the module asks Keras to run eagerly (``compile(...,
+    run_eagerly=True)``, ``model.run_eagerly = True``), if it does; not in a comment or a
+    string. A parameter's default (``def compile(self, optimizer, loss,
+    run_eagerly=True)``) asks only if the function reads the parameter (passes it on to
+    Keras): one it never reads asks nothing."""
+    if not RUN_EAGERLY.search(text):
+        return None
+    lines = []
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Call):
+            lines += [keyword.value.lineno for keyword in node.keywords
+                      if keyword.arg == "run_eagerly" and _is_true(keyword.value)]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if _is_true(node.value) and any(
+                    (target.attr if isinstance(target, ast.Attribute) else
+                     getattr(target, "id", None)) == "run_eagerly" for target in targets):
+                lines.append(node.lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            positional = args.posonlyargs + args.args
+            pairs = list(zip(positional[len(positional) - len(args.defaults):],
+                             args.defaults))
+            pairs += [(arg, default) for arg, default in zip(args.kwonlyargs,
+                                                             args.kw_defaults)
+                      if default is not None]
+            asked = [default.lineno for arg, default in pairs
+                     if arg.arg == "run_eagerly" and _is_true(default)]
+            if asked and any(isinstance(inner, ast.Name) and inner.id == "run_eagerly"
+                             for statement in node.body for inner in walk_nodes(statement)):
+                lines += asked
+    return min(lines) if lines else None
+
+
+def _is_true(node: Optional[ast.expr]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
 #: Keras's ``fit``, called by a class's own: ``super().fit(...)``, ``keras.Model.fit(self,
 #: ...)``.
 _KERAS_FIT = lazy_compile(r"\bsuper\s*\([^)]*\)\s*\.\s*fit\s*\(|\.fit\s*\(\s*self\b")

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Tuple
 from ..analysis.lazy_libcst import cst
 from ..files import is_notebook
 
-from ..analysis.module_index import (KERAS_GRAPH_METHODS, RUN_EAGERLY, TF_FUNCTION, def_key,
+from ..analysis.module_index import (KERAS_GRAPH_METHODS, TF_FUNCTION, def_key, run_eagerly_line,
                                      lambda_key)
 from ..analysis.names import ast_dotted_name
 from ..analysis.test_code import is_test_class, is_test_function
@@ -59,9 +59,7 @@ class _Finder:
         self.candidates: List[Tuple[Tuple[str, int], ast.AST, Optional[ast.AST], str]] = []
         self.tf_function_uses: Optional[List[Tuple[int, str]]] = None
         """(line, method) of the module's uses of methods as tf.function objects, read once."""
-        text = context.text or ""
-        match = RUN_EAGERLY.search(text)
-        self.run_eagerly_line = text.count("\n", 0, match.start()) + 1 if match else None
+        self.run_eagerly_line = run_eagerly_line(context.tree, context.text or "")
         """Where the module asks Keras to run eagerly, if it does."""
 
     def scan(self, tree: ast.Module) -> None:
