@@ -401,6 +401,8 @@ class ProjectGraph:
                         key = cls.methods[name]
                         if key in index.custom_steps or self.makes_own_step(index, cls, name):
                             continue  # Keras does not call it, or not through its own graph
+                        if name == "call" and kind == "Layer" and self._own_entry(index, cls):
+                            continue  # calling the layer runs its own ``__call__``, not Keras's
                         add(index.path, key, TraceReason(
                             f"Keras {kind}.{name}()", key[1], path=index.path,
                             function=index.functions[key].qualname,
@@ -657,6 +659,15 @@ class ProjectGraph:
                 if result:
                     return result
         return None
+
+    def _own_entry(self, index: ModuleIndex, cls: ClassInfo) -> bool:
+        """The class's ``__call__``, its own or a project base's, never reaches Keras's
+        ``Layer.__call__`` (``ModuleIndex.own_entries``)."""
+        found = self._method(index, cls.qualname, "__call__", include_own=True)
+        if found is None:
+            return False
+        module = self.by_path.get(found[0])
+        return module is not None and found[1] in module.own_entries
 
     def _class(self, index: ModuleIndex, base: Target, hops: int = 0
                ) -> Optional[Tuple[ModuleIndex, str]]:

@@ -628,6 +628,11 @@ class ModuleIndex:
     """The ``step_calls`` made neither in a function the module traces itself (under a
     tracing decorator) nor in a Keras graph method (``call``, a step), nor within one: a
     training loop of the project's own, which runs the step where it calls it."""
+    own_entries: Set[FunctionKey] = field(default_factory=set)
+    """Methods ``__call__`` that never reach the base class's (no ``super().__call__(...)``
+    or ``Base.__call__(self, ...)``): calling an instance of a Keras layer with one runs
+    that method, not Keras's ``Layer.__call__``, through which Keras runs ``call`` in its
+    graphs (an image processor's ``__call__`` that hands a file path to ``self.call``)."""
     custom_steps: Set[FunctionKey] = field(default_factory=set)
     """Methods named like Keras graph methods whose signature Keras cannot call (``def
     train_step(self, optimizer, inputs, targets)``, ``def train_step(self)``: Keras passes
@@ -1508,6 +1513,10 @@ class _Indexer:
             if node.name in _KERAS_STEPS and not _takes_one_batch(node.args) or (
                     node.name == "call" and _takes_nothing(node.args)):
                 self.index.custom_steps.add(key)
+            elif node.name == "__call__" and not any(
+                    isinstance(inner, ast.Attribute) and inner.attr == "__call__"
+                    for statement in node.body for inner in walk_nodes(statement)):
+                self.index.own_entries.add(key)
         elif scope.function is None:
             self.index.top_level[node.name] = key
             self.defs.setdefault(node.name, []).append((first, key))
