@@ -195,7 +195,9 @@ class RecursiveTfFunction(Rule):
     `DEPTH = 3`), a static property (`x.shape[0]`, `x.shape.rank`, `len(x)`), a list or tuple
     display (for a shrinking structure), or a parameter that is itself such a value: annotated
     `int`/`float`, with a literal default, or passed one by its own callers (followed three
-    calls up). A parameter of a function TensorFlow traces directly is a tensor unless its
+    calls up); or an attribute of `self` that only the class's `__init__` sets, each time to
+    a number (`self.downsamplings = downsamplings` with `downsamplings: int = 4`), as a
+    layer keeps its configuration. A parameter of a function TensorFlow traces directly is a tensor unless its
     annotation or a literal default says otherwise, so `@tf.function def fact(n)` calling
     `fact(n - 1)` is still reported; so is a bound computed by an operation (`tf.size(x)`),
     annotated `tf.Tensor`, or rebound to anything but such values. Calls from other modules
@@ -566,7 +568,8 @@ class _Bounds:
             return (self._python_value(node.body, key, kind, hops)
                     and self._python_value(node.orelse, key, kind, hops))
         if isinstance(node, ast.Attribute):
-            return node.attr in tensor_taint.STATIC_ATTRIBUTES
+            return node.attr in tensor_taint.STATIC_ATTRIBUTES or (
+                kind == "number" and self._number_setting(node, key))
         if isinstance(node, ast.Subscript):
             return self._python_value(node.value, key, kind, hops)
         if isinstance(node, ast.Call):
@@ -574,6 +577,36 @@ class _Bounds:
         if isinstance(node, ast.Name):
             return self._python_name(node.id, key, kind, hops)
         return False
+
+    def _number_setting(self, node: ast.Attribute, key: FunctionKey) -> bool:
+        """``self.depth`` in a method: an attribute that only the class's ``__init__``
+        sets, each time to a Python number (a literal, or a constructor parameter annotated
+        ``int``/``float`` or with a literal default, or arithmetic on them), as a layer
+        keeps its configuration (``self.downsamplings = downsamplings``)."""
+        function, info = self.index.nodes.get(key), self.index.functions.get(key)
+        cls = self.index.classes.get(info.class_qualname) if info is not None and \
+            info.class_qualname else None
+        receiver = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][:1] \
+            if isinstance(function, _FUNCTIONS) else []
+        if cls is None or not isinstance(node.value, ast.Name) or node.value.id not in (
+                receiver) or "__init__" not in cls.methods:
+            return False
+        init = cls.methods["__init__"]
+        if any(node.attr in self.index.functions[method].writes
+               for method in cls.methods.values()
+               if method != init and method in self.index.functions):
+            return False
+        init_node = self.index.nodes.get(init)
+        if not isinstance(init_node, _FUNCTIONS):
+            return False
+        own = [a.arg for a in (*init_node.args.posonlyargs, *init_node.args.args)][:1]
+        values = [statement.value for statement in _own_nodes(init_node)
+                  if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                  for target in (statement.targets if isinstance(statement, ast.Assign)
+                                 else [statement.target])
+                  if isinstance(target, ast.Attribute) and target.attr == node.attr
+                  and isinstance(target.value, ast.Name) and target.value.id in own]
+        return bool(values) and all(_set_up_number(value, init_node) for value in values)
 
     def _python_call(self, node: ast.Call, key: FunctionKey, kind: str, hops: int) -> bool:
         func = node.func
@@ -720,6 +753,26 @@ def _parameter(function: ast.AST, name: str) -> Tuple[Optional[ast.arg], Optiona
         if arg.arg == name:
             return arg, default
     return None, None
+
+
+def _set_up_number(node: Optional[ast.expr], function: ast.AST) -> bool:
+    """A Python number, as ``function`` (a constructor) computes it: a literal, a parameter
+    annotated as a number or with a literal default, or arithmetic on them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp):
+        return _set_up_number(node.left, function) and _set_up_number(node.right, function)
+    if isinstance(node, ast.UnaryOp):
+        return _set_up_number(node.operand, function)
+    if isinstance(node, ast.Name):
+        parameter, default = _parameter(function, node.id)
+        if parameter is None:
+            return False
+        annotation = tensor_taint.read_annotation(parameter.annotation)
+        if annotation is not None:
+            return tensor_taint.python_annotation(annotation, _NUMBER_TYPES)
+        return _literal(default)
+    return False
 
 
 def _literal(node: Optional[ast.expr]) -> bool:
