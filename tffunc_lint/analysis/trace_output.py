@@ -24,6 +24,7 @@ from .lazy_libcst import cst
 from .tensor_taint import STATIC_ATTRIBUTES, is_tainted
 from .ast_walk import child_nodes, walk_nodes
 from .module_index import DATASET_METHODS
+from .names import ast_dotted_name
 from .patterns import lazy_compile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -228,7 +229,39 @@ def traced_once_by_design(context: "FileContext") -> bool:
     if root.how != "@tf.function" or (root.path and root.path != context.path):
         return False
     return (_returned_signature(context, root.function, root.line)
-            or _only_mapped(context, root.function))
+            or _only_mapped(context, root.function)
+            or _only_exported(context, root.function, root.line))
+
+
+def _only_exported(context: "FileContext", qualname: str, decorator_line: int) -> bool:
+    """The method ``qualname`` pins an ``input_signature``, and the program (a whole
+    program: nothing imports it) hands it to ``tf.saved_model.save`` (``signatures=
+    module.serve``, directly or through a name) and calls it nowhere: traced for export,
+    then served without Python."""
+    cls, _, name = qualname.rpartition(".")
+    if not cls or "." in cls or not context.graph.whole_program or context.tree is None:
+        return False
+    node = next((item for statement in context.tree.body
+                 if isinstance(statement, ast.ClassDef) and statement.name == cls
+                 for item in statement.body if isinstance(item, _DEFS) and item.name == name
+                 and any(d.lineno == decorator_line for d in item.decorator_list)), None)
+    if node is None or not any(
+            isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
+            for d in node.decorator_list if d.lineno == decorator_line):
+        return False
+    handed, exported = set(), False
+    for inner in walk_nodes(context.tree):
+        if isinstance(inner, ast.Call):
+            func = inner.func
+            if isinstance(func, ast.Attribute) and func.attr == name:
+                return False  # ``module.serve(x)``: Python calls it
+            if (ast_dotted_name(func) or "").endswith("saved_model.save"):
+                exported = True
+        elif isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Attribute) and (
+                inner.value.attr == name):
+            handed.update(t.id for t in inner.targets if isinstance(t, ast.Name))
+    return exported and not any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                                and inner.func.id in handed for inner in walk_nodes(context.tree))
 
 
 def _only_mapped(context: "FileContext", qualname: str) -> bool:

@@ -133,8 +133,10 @@ class PythonIoSideEffect(Rule):
     function (`Dataset.map(parse)`, decorated or not, that Python calls nowhere but in the
     module's straight-line code) and a signature factory's
     `@tf.function(input_signature=...)` that its enclosing function returns without calling
-    it (traced for export, then served without Python): what it logs while tracing is all it
-    logs, the structure of what it serves. A file opened for reading (no mode, `"r"`,
+    it, or a method with an `input_signature` that a program (a script nothing imports)
+    hands to `tf.saved_model.save` and calls nowhere (traced for export, then served
+    without Python): what it logs while tracing is all it logs, the structure of what it
+    serves. A file opened for reading (no mode, `"r"`,
     `"rb"`, or a mode the code computes) is not reported: it gives the same content on
     every call unless the program rewrites it, as with a configuration read to build a
     parsing spec; a file opened to write, append or create (`"w"`, `"a"`, `"x"`, `"+"`) is.
