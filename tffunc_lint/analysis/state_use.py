@@ -827,12 +827,22 @@ _KERAS_STEP_HOOKS = frozenset({"compute_loss", "compute_metrics"})
 def _loss_signature(node: ast.AST) -> bool:
     """``def loss(self, y_true, y_pred, ...)`` or ``def vae_kl_loss(y_true, y_pred)``: the
     signature of a Keras loss or metric; or a model's ``compute_loss``/``compute_metrics``
-    hook, which takes ``y_pred``."""
+    hook, which takes ``y_pred``; or a loss of the model's own computed from what its
+    ``call`` returned (``def total_loss(self, outputs, inputs=None, step=0)``), which a
+    training step can run only after that call, in the same step."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     return ["y_true", "y_pred"] in (names[:2], names[1:3]) or (
-        node.name in _KERAS_STEP_HOOKS and "y_pred" in names)
+        node.name in _KERAS_STEP_HOOKS and "y_pred" in names) or (
+        bool(_LOSS_NAME.search(node.name)) and not _OUTPUTS.isdisjoint(names[1:]))
+
+
+#: A function named as a loss (``total_loss``, ``compute_losses``, ``loss_fn``).
+_LOSS_NAME = re.compile(r"(?:^|_)loss(?:es)?(?:$|_)", re.IGNORECASE)
+#: Parameters that take what a model's ``call`` returned.
+_OUTPUTS = frozenset({"outputs", "output", "y_pred", "predictions", "preds", "logits",
+                      "model_output", "model_outputs"})
 
 
 def _literal(node: ast.AST) -> bool:

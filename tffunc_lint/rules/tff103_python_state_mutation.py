@@ -200,7 +200,10 @@ class PythonStateMutation(Rule):
     symbolic tensor that a later trace fails on; that is missed.
     A Keras loss or metric method of the class (`def loss(self, y_true, y_pred)`, given to
     `compile`) reads the state within the trace: Keras runs it in the train or test step
-    right after `call` (a CRF layer's sequence lengths). So do a method of the class that
+    right after `call` (a CRF layer's sequence lengths); so does a loss of the class's own
+    computed from the outputs of `call` (`def total_loss(self, outputs, inputs=None)`,
+    named as a loss and taking `outputs`, `y_pred`, `logits` …), which a training step
+    can run only after that call, in the same step. So do a method of the class that
     only such methods call (`self.get_negative_log_likelihood(y_true)`), and a loss
     function of the module (`def vae_kl_loss(y_true, y_pred)` reading `vae.mean`).
     A method that traced code reaches only on objects it makes itself (`registry =
