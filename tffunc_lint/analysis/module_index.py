@@ -1417,6 +1417,9 @@ class _Indexer:
         ) and not (index.path.endswith(".ipynb") and not any(
             target.startswith(("tensorflow", "keras", "tf_keras")) for target in targets))
         self.entry_lambdas: Dict[int, Tuple[str, int, Optional[FunctionKey]]] = {}
+        self.visited_lambdas: Dict[int, Tuple[int, int]] = {}
+        """Lambdas indexed where they are written (not, or not yet, handed to a tracing
+        API), by ``id``: the region of the statement that holds each."""
         self.class_defs: Dict[str, FrozenSet[str]] = {}
         """Class qualname → the names of the methods its body defines, known before its
         methods are visited (one calls another defined further down)."""
@@ -1896,6 +1899,8 @@ class _Indexer:
                     isinstance(branch, (ast.Name, ast.Attribute))
                     for branch in (value.body, value.orelse)):
                 scope.chosen[node.targets[0].id] = [value.body, value.orelse]
+            elif isinstance(value, ast.Lambda):
+                scope.chosen[node.targets[0].id] = [value]  # ``cond = lambda i: i < n``
             else:
                 scope.chosen.pop(node.targets[0].id, None)
             made = self._partial(value, scope)
@@ -1977,9 +1982,22 @@ class _Indexer:
         self.index.lambdas.append(key)
         entry = self.entry_lambdas.pop(id(node), None)
         if entry is None:
+            self.visited_lambdas[id(node)] = self.statement_region
             self.visit(node.body, scope)  # runs, if at all, where it is written
             return
-        region = scope.function.region if scope.function else self.statement_region
+        self._lambda_entry(node, entry, scope)
+
+    def _lambda_entry(self, node: ast.Lambda, entry: Tuple[str, int, Optional[FunctionKey]],
+                      scope: _Scope) -> None:
+        """The lambda ``node`` is handed to an API that traces it (``entry``): a function
+        of its own, entered there. A lambda bound to a name first (``cond = lambda i: i <
+        n``, then ``tf.while_loop(cond, ...)``) was indexed where it is written as well."""
+        key = lambda_key(node.lineno, self._char_column(node))
+        if key in self.index.functions:
+            self.index.entries.append(Entry(("local", key), *entry[:2], within=entry[2]))
+            return
+        region = scope.function.region if scope.function else self.visited_lambdas.get(
+            id(node), self.statement_region)
         info = FunctionInfo(key, "<lambda>", region, scope.cls.qualname if scope.cls else None)
         self.index.functions[key] = info
         self.index.nodes[key] = node
@@ -2192,7 +2210,10 @@ class _Indexer:
                 callables = _callables(argument)
             for callable_ in callables:
                 if isinstance(callable_, ast.Lambda):
-                    self.entry_lambdas[id(callable_)] = (how, call.lineno, within)
+                    if id(callable_) in self.visited_lambdas:  # bound to a name before
+                        self._lambda_entry(callable_, (how, call.lineno, within), scope)
+                    else:
+                        self.entry_lambdas[id(callable_)] = (how, call.lineno, within)
                     continue
                 target = self._callable(callable_, scope)
                 if target is not None:
