@@ -681,8 +681,9 @@ def _calls_named(call: ast.Call, name: str, method: bool) -> bool:
 
 def _has_base_case(function: ast.AST, closing) -> bool:
     """An ``if`` (statement or conditional expression) with a way out of the function that
-    does not recurse: a branch that returns or raises without a recursive call, or, when the
-    recursive branch has no ``else``, no recursive call in the code after it."""
+    does not recurse: a branch that returns or raises without a recursive call, or, when
+    only one branch recurses (an ``if`` without ``else`` included), no recursive call in
+    the code after the ``if``."""
     def recurses(nodes) -> bool:
         return any(closing(n) for node in nodes for n in (node, *_own_nodes(node)))
 
@@ -694,8 +695,8 @@ def _has_base_case(function: ast.AST, closing) -> bool:
                 if (not body and _exits(statement.body)) or (
                         statement.orelse and not orelse and _exits(statement.orelse)):
                     return True
-                if body and not statement.orelse and not rest:
-                    return True
+                if body != orelse and not rest:
+                    return True  # one branch recurses, the other goes on to the end
             inner = rest or (isinstance(statement, (ast.For, ast.AsyncFor, ast.While))
                              and recurses([statement]))
             for field in ("body", "orelse", "finalbody", "handlers"):
