@@ -27,7 +27,8 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTup
 
 from . import guards
 from .names import (ALIAS, FALLBACK, IMPORT, OTHER, TF_FUNCTION, Binding, NameTable,
-                    ast_dotted_name, canonical, function_body_names, function_local_names)
+                    ast_dotted_name, canonical, function_body_names, function_local_names,
+                    parameter_default)
 from .patterns import words, lazy_compile
 from .test_code import is_test_module
 from .ast_walk import child_nodes, walk_nodes
@@ -149,18 +150,11 @@ def run_eagerly_line(tree: ast.Module, text: str) -> Optional[int]:
                      getattr(target, "id", None)) == "run_eagerly" for target in targets):
                 lines.append(node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            args = node.args
-            positional = args.posonlyargs + args.args
-            pairs = list(zip(positional[len(positional) - len(args.defaults):],
-                             args.defaults))
-            pairs += [(arg, default) for arg, default in zip(args.kwonlyargs,
-                                                             args.kw_defaults)
-                      if default is not None]
-            asked = [default.lineno for arg, default in pairs
-                     if arg.arg == "run_eagerly" and _is_true(default)]
-            if asked and any(isinstance(inner, ast.Name) and inner.id == "run_eagerly"
-                             for statement in node.body for inner in walk_nodes(statement)):
-                lines += asked
+            default = parameter_default(node, "run_eagerly")[1]
+            if _is_true(default) and any(
+                    isinstance(inner, ast.Name) and inner.id == "run_eagerly"
+                    for statement in node.body for inner in walk_nodes(statement)):
+                lines.append(default.lineno)
     return min(lines) if lines else None
 
 

@@ -348,6 +348,19 @@ class NameTable:
         return aliases.get(qualified)
 
 
+def parameter_default(function: ast.AST, name: str
+                      ) -> Tuple[Optional[ast.arg], Optional[ast.expr]]:
+    """The parameter ``name`` of ``function`` and its default value (None, None when it has
+    no such parameter; the default is None when it has none)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for arg, default in (*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)):
+        if arg.arg == name:
+            return arg, default
+    return None, None
+
+
 def parameter_names(func: ast.AST) -> FrozenSet[str]:
     args = func.args
     names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Callable, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List, Tuple
 
 from .lazy_libcst import cst
 
@@ -249,19 +249,26 @@ def _only_exported(context: "FileContext", qualname: str, decorator_line: int) -
             isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
             for d in node.decorator_list if d.lineno == decorator_line):
         return False
-    handed, exported = set(), False
-    for inner in walk_nodes(context.tree):
-        if isinstance(inner, ast.Call):
-            func = inner.func
-            if isinstance(func, ast.Attribute) and func.attr == name:
-                return False  # ``module.serve(x)``: Python calls it
-            if (ast_dotted_name(func) or "").endswith("saved_model.save"):
-                exported = True
-        elif isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Attribute) and (
-                inner.value.attr == name):
-            handed.update(t.id for t in inner.targets if isinstance(t, ast.Name))
-    return exported and not any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
-                                and inner.func.id in handed for inner in walk_nodes(context.tree))
+    exported, called, handed = context.fact("trace_output.exports", _exports)
+    return exported and name not in called and not any(
+        alias in called for alias in handed.get(name, ()))
+
+
+def _exports(context: "FileContext") -> Tuple[bool, frozenset, Dict[str, set]]:
+    """Whether the module calls ``tf.saved_model.save``; the names it calls, as
+    ``x.name(...)`` or ``name(...)``; and for each attribute it binds to a plain name
+    (``served = module.serve``), those names."""
+    exported, called, handed = False, set(), {}
+    for node in walk_nodes(context.tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, (ast.Attribute, ast.Name)):
+                called.add(func.attr if isinstance(func, ast.Attribute) else func.id)
+            exported = exported or (ast_dotted_name(func) or "").endswith("saved_model.save")
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
+            handed.setdefault(node.value.attr, set()).update(
+                target.id for target in node.targets if isinstance(target, ast.Name))
+    return exported, frozenset(called), handed
 
 
 def _only_mapped(context: "FileContext", qualname: str) -> bool:

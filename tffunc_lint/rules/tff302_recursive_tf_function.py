@@ -13,7 +13,8 @@ from ..analysis.lazy_libcst import NodeTypes, cst
 from ..analysis.graph_context import ProjectGraph
 from ..analysis.lazy_import import lazy_module
 from ..analysis.module_index import CALLED, FunctionKey
-from ..analysis.names import ast_dotted_name, function_local_names, parameter_names
+from ..analysis.names import (ast_dotted_name, function_local_names, parameter_default,
+                              parameter_names)
 from ..analysis.patterns import words
 from ..rule import Rule
 from ..analysis.ast_walk import child_nodes, walk_nodes
@@ -499,7 +500,7 @@ class _Bounds:
         reason = self.graph.traced.get(key)
         if not isinstance(node, _FUNCTIONS) or reason is None:
             return False
-        parameter, default = _parameter(node, name)
+        parameter, default = parameter_default(node, name)
         if parameter is None:
             return False
         annotation = tensor_taint.read_annotation(parameter.annotation)
@@ -745,17 +746,6 @@ def _bind(arguments, function: ast.AST, receiver: bool) -> Optional[Bound]:
     return bound
 
 
-def _parameter(function: ast.AST, name: str) -> Tuple[Optional[ast.arg], Optional[ast.expr]]:
-    """A parameter of ``function`` and its default value."""
-    args = function.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    for arg, default in (*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)):
-        if arg.arg == name:
-            return arg, default
-    return None, None
-
-
 def _set_up_number(node: Optional[ast.expr], function: ast.AST) -> bool:
     """A Python number, as ``function`` (a constructor) computes it: a literal, a parameter
     annotated as a number or with a literal default, or arithmetic on them."""
@@ -766,7 +756,7 @@ def _set_up_number(node: Optional[ast.expr], function: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp):
         return _set_up_number(node.operand, function)
     if isinstance(node, ast.Name):
-        parameter, default = _parameter(function, node.id)
+        parameter, default = parameter_default(function, node.id)
         if parameter is None:
             return False
         annotation = tensor_taint.read_annotation(parameter.annotation)
