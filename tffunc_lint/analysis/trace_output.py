@@ -234,16 +234,18 @@ def traced_once_by_design(context: "FileContext") -> bool:
 
 
 def _only_exported(context: "FileContext", qualname: str, decorator_line: int) -> bool:
-    """The method ``qualname`` pins an ``input_signature``, and the program (a whole
-    program: nothing imports it) hands it to ``tf.saved_model.save`` (``signatures=
-    module.serve``, directly or through a name) and calls it nowhere: traced for export,
-    then served without Python."""
+    """The function or method ``qualname`` pins an ``input_signature``, and the program (a
+    whole program: nothing imports it) exports (``tf.saved_model.save``, or a Keras
+    ``model.save(path, signatures=...)``; ``signatures=module.serve``, directly or through
+    a name) and calls it nowhere: traced for export, then served without Python."""
     cls, _, name = qualname.rpartition(".")
-    if not cls or "." in cls or not context.graph.whole_program or context.tree is None:
+    if "." in cls or not context.graph.whole_program or context.tree is None:
         return False
-    node = next((item for statement in context.tree.body
-                 if isinstance(statement, ast.ClassDef) and statement.name == cls
-                 for item in statement.body if isinstance(item, _DEFS) and item.name == name
+    defs = (context.tree.body if not cls else
+            [item for statement in context.tree.body
+             if isinstance(statement, ast.ClassDef) and statement.name == cls
+             for item in statement.body])
+    node = next((item for item in defs if isinstance(item, _DEFS) and item.name == name
                  and any(d.lineno == decorator_line for d in item.decorator_list)), None)
     if node is None or not any(
             isinstance(d, ast.Call) and any(k.arg == "input_signature" for k in d.keywords)
@@ -255,19 +257,23 @@ def _only_exported(context: "FileContext", qualname: str, decorator_line: int) -
 
 
 def _exports(context: "FileContext") -> Tuple[bool, frozenset, Dict[str, set]]:
-    """Whether the module calls ``tf.saved_model.save``; the names it calls, as
-    ``x.name(...)`` or ``name(...)``; and for each attribute it binds to a plain name
-    (``served = module.serve``), those names."""
+    """Whether the module exports (``tf.saved_model.save``, a call with ``signatures=``);
+    the names it calls, as ``x.name(...)`` or ``name(...)``; and for each attribute or name
+    it binds to a plain name (``served = module.serve``, ``served = serve``), those
+    names."""
     exported, called, handed = False, set(), {}
     for node in walk_nodes(context.tree):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, (ast.Attribute, ast.Name)):
                 called.add(func.attr if isinstance(func, ast.Attribute) else func.id)
-            exported = exported or (ast_dotted_name(func) or "").endswith("saved_model.save")
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
-            handed.setdefault(node.value.attr, set()).update(
-                target.id for target in node.targets if isinstance(target, ast.Name))
+            exported = exported or (ast_dotted_name(func) or "").endswith(
+                "saved_model.save") or any(k.arg == "signatures" for k in node.keywords)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Attribute, ast.Name)):
+            value = node.value
+            handed.setdefault(value.attr if isinstance(value, ast.Attribute) else value.id,
+                              set()).update(target.id for target in node.targets
+                                            if isinstance(target, ast.Name))
     return exported, frozenset(called), handed
 
 

@@ -77,9 +77,9 @@ class PrintInTfFunction(Rule):
     runs the graph for every element, the Python body ran once for the pipeline), also one
     decorated with `@tf.function` that Python calls only in the module's straight-line code
     (`parse(path)` once, to look at it), and a signature factory's `@tf.function(input_signature=...)` that its enclosing function
-    returns without calling, or a method with an `input_signature` that a program (a script
-    nothing imports) hands to `tf.saved_model.save` and calls nowhere (traced for export,
-    served without Python); a print there is all the output there is. The trace reason shown is the one the analysis found first: a
+    returns without calling, or a function or method with an `input_signature` that a
+    program (a script nothing imports) exports (`tf.saved_model.save`, `signatures=`) and
+    calls nowhere (traced for export, served without Python); a print there is all the output there is. The trace reason shown is the one the analysis found first: a
     dataset function that a training step also calls may be taken for a dataset function
     only.
     A message announces tracing when its literal text says so ("tracing", "traced",

@@ -133,9 +133,9 @@ class PythonIoSideEffect(Rule):
     function (`Dataset.map(parse)`, decorated or not, that Python calls nowhere but in the
     module's straight-line code) and a signature factory's
     `@tf.function(input_signature=...)` that its enclosing function returns without calling
-    it, or a method with an `input_signature` that a program (a script nothing imports)
-    hands to `tf.saved_model.save` and calls nowhere (traced for export, then served
-    without Python): what it logs while tracing is all it logs, the structure of what it
+    it, or a function or method with an `input_signature` that a program (a script nothing
+    imports) exports (`tf.saved_model.save`, `signatures=`) and calls nowhere (traced for
+    export, then served without Python): what it logs while tracing is all it logs, the structure of what it
     serves. A file opened for reading (no mode, `"r"`,
     `"rb"`, or a mode the code computes) is not reported: it gives the same content on
     every call unless the program rewrites it, as with a configuration read to build a
