@@ -188,7 +188,7 @@ def _switches_eager_on(statement: ast.stmt, names: NameTable) -> bool:
         return False
     value = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg == "run_eagerly"), None)
-    return isinstance(value, ast.Constant) and value.value is True
+    return _is_true(value)
 
 
 #: TensorFlow 1's API, as the names resolve (``tf.compat.v1.Session`` as ``tf.Session``):
@@ -1827,7 +1827,7 @@ class _Indexer:
         """``name.run_eagerly = value`` or ``name.compile(..., run_eagerly=value)``: Keras
         runs the model eagerly from then on when ``value`` is ``True``; anything else (a
         ``compile`` without it sets it back) may be a graph."""
-        if isinstance(value, ast.Constant) and value.value is True:
+        if _is_true(value):
             scope.eager_models.add(name)
         else:
             scope.eager_models.discard(name)
@@ -2034,7 +2034,7 @@ class _Indexer:
         eager = attr in KERAS_RUNS and given and receiver_name in scope.eager_models
         if attr == "compile" and receiver_name not in self.imported_aliases:
             value = next((k.value for k in node.keywords if k.arg == "run_eagerly"), None)
-            if isinstance(value, ast.Constant) and value.value is True:
+            if _is_true(value):
                 self.index.compiles_eagerly = True
             else:
                 self.index.compiles_keras = True
