@@ -36,6 +36,9 @@ _ATTRIBUTE_TARGETS = lazy_compile(
 _ATTRIBUTE_BASE = lazy_compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 
 
+#: Bounds that give their own result back when applied to it again (``min(min(a, b), b)``).
+_BOUNDS = frozenset({"builtins.min", "builtins.max"})
+
 #: Conversions that return their argument itself when it already has the type asked for.
 _CONVERSIONS = frozenset({"tensorflow.cast", "tensorflow.dtypes.cast",
                           "tensorflow.convert_to_tensor"})
@@ -197,7 +200,9 @@ class PythonStateMutation(Rule):
     (`self.inv_freq = tf.cast(self.inv_freq, x.dtype)`, `tf.convert_to_tensor(self.x)`) is
     not reported: once converted, converting again returns it as it is, and when it already
     has that type nothing is set at all. A conversion that does change the type leaks a
-    symbolic tensor that a later trace fails on; that is missed.
+    symbolic tensor that a later trace fails on; that is missed. Nor is an attribute bounded
+    by its own value and what values are (`self.group_size = min(self.group_size,
+    x.shape[0])`): bounding it again changes nothing, and a new shape retraces.
     A Keras loss or metric method of the class (`def loss(self, y_true, y_pred)`, given to
     `compile`) reads the state within the trace: Keras runs it in the train or test step
     right after `call` (a CRF layer's sequence lengths); so does a loss of the class's own
@@ -366,7 +371,8 @@ class PythonStateMutation(Rule):
                 return
         if self._exempt(dotted) or (value is not None and (
                 self._creates_state(value) or self._fixed_by_trace(value)
-                or self._converts_itself(value, dotted))):
+                or self._converts_itself(value, dotted)
+                or self._bounds_itself(value, dotted))):
             return
         function = self.context.function
         attribute = dotted.partition(".")[2]
@@ -441,6 +447,22 @@ class PythonStateMutation(Rule):
                    or isinstance(arg.value, (cst.Name, cst.Attribute))
                    and (dotted_name(arg.value) or "").startswith(("tf.", "np.", "tensorflow."))
                    for arg in value.args[1:])
+
+    def _bounds_itself(self, value: cst.BaseExpression, target: str) -> bool:
+        """``self.group_size = min(self.group_size, x.shape[0])``: the attribute's own value
+        bounded by what values are (shapes, literals). Applying it again to its own result
+        changes nothing, and each retrace for a new shape applies it again, so running it
+        once per trace leaves the attribute as running it on every call would."""
+        if not isinstance(value, cst.Call) or len(value.args) < 2:
+            return False
+        if self.context.qualified_name(value.func) not in _BOUNDS:
+            return False
+        own = [arg for arg in value.args if dotted_name(arg.value) == target]
+        return len(own) == 1 and all(
+            not arg.keyword and not arg.star and (
+                arg is own[0] or tensor_taint.literal(arg.value)
+                or tensor_taint.static_value(arg.value, self.context.qualified_name))
+            for arg in value.args)
 
     def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
         """Evidence that the state must live past the trace that sets it (see
