@@ -171,10 +171,11 @@ class PythonRandomnessOrClock(Rule):
     itself, or its text kept as a value (`tag = uuid.uuid4().hex`, `str(uuid.uuid4())`
     returned or compared), is still flagged: it is frozen like any other draw, so every call
     of the traced function sees the same "unique" tag. All random numbers and clock reads
-    are flagged whatever they are used for, except a draw that seeds TensorFlow's random ops
-    (`seed=random.randint(0, 2**31)`, `seed = random.randrange(...)`, returned by a function
-    whose name says it makes seeds) and one wrapped in `tf.constant(...)`: both are meant to
-    be fixed for the graph. Nor is a value assigned only to local names that the traced
+    are flagged whatever they are used for, except a draw or a clock read that seeds
+    TensorFlow's random ops (`seed=random.randint(0, 2**31)`, `seed=int(time.time())`,
+    `seed = random.randrange(...)`, returned by a function whose name says it makes seeds),
+    and a draw wrapped in `tf.constant(...)`: both are meant to be fixed for the graph, and
+    the random ops a frozen seed seeds still draw new values on every call. Nor is a value assigned only to local names that the traced
     function never reads (`batch_z = np.random.uniform(...)` left in a step that samples
     with `tf.random.normal`): a frozen value nothing uses changes nothing.
 
@@ -211,8 +212,8 @@ class PythonRandomnessOrClock(Rule):
         if (qualified or "").startswith("uuid.") and _builds_a_name(
                 node, self.context.ancestors, self.context.qualified_name):
             return
-        if kind == "random" and _seed_or_constant(node, self.context.ancestors,
-                                                  self.context.qualified_name):
+        feeds = _seed_or_constant(node, self.context.ancestors, self.context.qualified_name)
+        if feeds == "seed" and kind != "entropy" or feeds == "constant" and kind == "random":
             return
         if self._never_read() or kind == "random" and _seeded_just_before(
                 qualified, self.context.ancestors, self.context.qualified_name):
@@ -341,29 +342,30 @@ def _fixed(node: cst.BaseExpression, loops) -> bool:
     return False
 
 
-def _seed_or_constant(node: cst.Call, ancestors, resolve) -> bool:
-    """The draw seeds TensorFlow's own random ops (``seed=random.randint(...)``,
-    ``seed = random.randrange(...)``, ``return random.randrange(...)`` in a function whose
-    name says it makes seeds) or is wrapped in ``tf.constant(...)``: a value meant to be
-    fixed for the graph, while the TensorFlow ops it seeds still vary from call to call."""
+def _seed_or_constant(node: cst.Call, ancestors, resolve) -> Optional[str]:
+    """"seed" when the value seeds TensorFlow's own random ops (``seed=random.randint(...)``,
+    ``seed=int(time.time())``, ``seed = random.randrange(...)``, ``return
+    random.randrange(...)`` in a function whose name says it makes seeds): the ops it seeds
+    still vary from call to call. "constant" when it is wrapped in ``tf.constant(...)``: a
+    draw meant to be fixed for the graph. None otherwise."""
     for parent in reversed(ancestors[:-1]):
         if isinstance(parent, cst.Arg) and parent.keyword is not None and _SEED.search(
                 parent.keyword.value):
-            return True
+            return "seed"
         if isinstance(parent, cst.Call) and resolve(parent.func) == "tensorflow.constant":
-            return True
+            return "constant"
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = ([t.target for t in parent.targets] if isinstance(parent, cst.Assign)
                        else [parent.target])
-            return any(isinstance(target, cst.Name) and _SEED.search(target.value)
-                       for target in targets)
+            return "seed" if any(isinstance(target, cst.Name) and _SEED.search(target.value)
+                                 for target in targets) else None
         if isinstance(parent, cst.Return):
             function = next((a for a in reversed(ancestors) if isinstance(a, cst.FunctionDef)),
                             None)
-            return function is not None and bool(_SEED.search(function.name.value))
+            return "seed" if function is not None and _SEED.search(function.name.value) else None
         if isinstance(parent, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
-            return False
-    return False
+            return None
+    return None
 
 
 def _ast_unseeded_generator(node: ast.expr, names) -> bool:
