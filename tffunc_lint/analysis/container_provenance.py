@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-from .names import NameTable, ast_dotted_name, function_local_names, parameter_names
+from .names import (NameTable, ast_dotted_name, element_values, function_local_names,
+                    parameter_names)
 from .ast_walk import child_nodes, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,7 +121,9 @@ def _container_evidence(text: str, names: NameTable) -> Callable[[str], bool]:
     def may_hold_container(name: str) -> bool:
         found = answers.get(name)
         if found is None:
-            assignment = re.compile(r"(?<!\w)%s\s*(?::[^=\n]*)?=(?!=)([^\n]*)" % re.escape(name))
+            # ``name = ...``, and ``name, other = ...`` or ``other, name = ...`` (unpacking)
+            assignment = re.compile(r"(?<!\w)(?:[\w.*]+\s*,\s*)*%s\s*(?:,\s*[\w.*]+\s*)*"
+                                    r"(?::[^=\n]*)?=(?!=)([^\n]*)" % re.escape(name))
             found = answers[name] = any(container.search(m.group(1))
                                         for m in assignment.finditer(text))
         return found
@@ -149,8 +152,8 @@ def _target_bindings(target: ast.expr, value) -> Iterator[Tuple[str, object]]:
     if isinstance(target, ast.Name):
         yield target.id, value
     elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_bindings(element, None)
+        for element, item in zip(target.elts, element_values(target, value)):
+            yield from _target_bindings(element, item)
     elif isinstance(target, ast.Starred):
         yield from _target_bindings(target.value, None)
 
@@ -375,17 +378,16 @@ def _attribute_assignments(node: ast.AST, receiver: str) -> Iterator[Tuple[str, 
     else:
         return
     for target, value in pairs:
-        direct = True
         if isinstance(target, (ast.Tuple, ast.List)):
-            targets, direct = list(target.elts), False
+            targets = list(zip(target.elts, element_values(target, value)))
         else:
-            targets = [target]
-        for element in targets:
+            targets = [(target, value)]
+        for element, item in targets:
             if isinstance(element, ast.Starred):
                 element = element.value
             if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
                     and element.value.id == receiver):
-                yield element.attr, value if direct else None
+                yield element.attr, item
 
 
 # -- the question rules ask ------------------------------------------------------------------

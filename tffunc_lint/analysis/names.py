@@ -139,6 +139,17 @@ _AST_NAME, _AST_ATTRIBUTE = ast.Name, ast.Attribute
 _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
+def element_values(target: ast.expr, value: object) -> List[Optional[ast.expr]]:
+    """The value each element of a tuple or list target gets: the items of a tuple or list
+    literal of the same length (``pool_a, pool_b = [], []``), else None for each (a call,
+    a starred element on either side)."""
+    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
+    if (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(elements)
+            and not any(isinstance(e, ast.Starred) for e in elements + value.elts)):
+        return list(value.elts)
+    return [None] * len(elements)
+
+
 def own_nodes(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """Every node of ``body`` (a function's statements), not descending into the functions,
     lambdas and classes written in it."""

@@ -41,7 +41,7 @@ from .keras_runs import only_new_models_after, run_times
 from .module_index import (CALLED, DATASET_CHAIN_METHODS, DATASET_METHODS, DATASET_NAME,
                            KERAS_GRAPH_METHODS, iter_statements, statement_bindings)
 from .scoped_state import exports, set_around_a_call, set_around_keras_runs
-from .names import ast_dotted_name, function_local_names, own_nodes
+from .names import ast_dotted_name, element_values, function_local_names, own_nodes
 from .timeline import INF, Timeline, Times
 from .ast_walk import child_nodes, walk_nodes
 from .patterns import lazy_compile
@@ -1650,8 +1650,8 @@ def _set_before(function: Optional[ast.AST], target: ast.Attribute, line: int) -
 def _pairs(target: ast.expr, value: ast.expr) -> Iterator[Tuple[ast.expr, ast.expr]]:
     """(target, value) pairs of one assignment, unpacking ``a, b = 1, 2``."""
     if isinstance(target, (ast.Tuple, ast.List)):
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            for inner, inner_value in zip(target.elts, value.elts):
+        for inner, inner_value in zip(target.elts, element_values(target, value)):
+            if inner_value is not None:
                 yield from _pairs(inner, inner_value)
         return
     yield target, value
