@@ -632,6 +632,10 @@ class ProjectGraph:
             return self._method(index, target[1], target[2], include_own=False)
         if kind == "external":
             return self._qualified(target[1], near=index)
+        if kind == "held":  # ``self.pool.query(x)``: the class ``self.pool`` holds, if known
+            made = index.instance_classes.get(target[1])
+            found = self._class(index, made) if made is not None else None
+            return self._method(found[0], found[1], target[2], include_own=True) if found else None
         return None
 
     def _call_method(self, index: ModuleIndex, class_name: str

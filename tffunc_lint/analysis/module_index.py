@@ -36,7 +36,7 @@ from .tensorflow_versions import names_layers_with_seed, removed_before, says_ke
 
 FunctionKey = Tuple
 #: ("local", key) | ("method", class qualname, name) | ("super", class qualname, name)
-#: | ("external", qualified name)
+#: | ("external", qualified name) | ("held", "Class.attribute", method name)
 Target = Tuple
 _V = TypeVar("_V")
 
@@ -1434,6 +1434,9 @@ class _Indexer:
         """Module-level names bound to symbolic Keras tensors (``inputs = keras.Input(...)``,
         ``x = layer(inputs)``): calls on them build a functional model, they run nothing."""
         self.attribute_calls: List[Tuple[FunctionInfo, str]] = []
+        self.held: Set[str] = set()
+        """Attributes of ``self`` (``Class.attribute``) whose methods the module calls: the
+        class each holds is kept in ``ModuleIndex.instance_classes``."""
         """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
         ``FunctionInfo.calls_objects``."""
         self.traced_defs: Set[FunctionKey] = set()
@@ -1641,7 +1644,7 @@ class _Indexer:
         # receive a Keras run are asked about (and kept: indexes stay small).
         receivers = {receiver for receiver, _ in self.index.keras_runs}
         for name, func in self.made:  # once every class of the module is known
-            if name not in receivers and ("." in name or ":" in name):
+            if name not in receivers and name not in self.held and ("." in name or ":" in name):
                 continue
             made = self._class_ref(func) if func is not None else None
             known[name] = made if known.get(name, made) == made else None
@@ -2137,6 +2140,11 @@ class _Indexer:
                     scope.function.calls_objects = True
                 else:  # ``self.dist.sample(n)``: settled once the class is known
                     self.attribute_calls.append((scope.function, held))
+                    self.held.add(held)
+                    # ``self.pool.query(x)`` where ``self.pool = ImagePool(...)``: the
+                    # method of the class the attribute holds (``ProjectGraph.resolve``)
+                    self._add_edge(scope, ("held", held, attr), node.lineno, CALLED,
+                                   passed=self._passed(node, scope))
             if callee is not None:
                 if (callee[0] == "method" and isinstance(func, ast.Attribute)
                         and isinstance(func.value, ast.Name)
