@@ -34,6 +34,11 @@ class TraceReason:
     fresh: bool = False
     """A method reached only through calls on objects the traced code makes itself
     (``registry = Registry(); registry.insert(...)``): its ``self`` lives within the trace."""
+    held: bool = False
+    """A method reached only through calls on objects a class holds (``self.pool =
+    ImagePool(50)``, then ``self.pool.query(x)``) and the methods these call on ``self``:
+    other code may reach its object too, within the trace or outside it, in ways the
+    analysis does not see."""
     flags: Tuple[Tuple[str, bool], ...] = ()
     """Flags of ``self`` (``("self.eager_mode", False)``) that hold on every way in: the
     tf.function was made only under ``if not self.eager_mode:``, and the calls since were on

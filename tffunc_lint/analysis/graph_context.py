@@ -298,14 +298,17 @@ class ProjectGraph:
             known = traced[path].get(key)
             if known is not None:
                 # Once only if every way in is one-time set-up; fresh only if every way in
-                # is on an object the trace made; a flag known only if every way in knows
-                # it. These only ever turn off: no cycles.
+                # is on an object the trace made; held only if every way in is on an object
+                # a class holds; a flag known only if every way in knows it. These only
+                # ever turn off: no cycles.
                 once, fresh = known.once and reason.once, known.fresh and reason.fresh
+                held = known.held and reason.held
                 flags = tuple(sorted(set(known.flags) & set(reason.flags)))
-                if (once, fresh, flags) == (known.once, known.fresh, known.flags):
+                if (once, fresh, held, flags) == (known.once, known.fresh, known.held,
+                                                  known.flags):
                     return
                 reason = replace(reason if known.once and not reason.once else known,
-                                 once=once, fresh=fresh, flags=flags)
+                                 once=once, fresh=fresh, held=held, flags=flags)
             traced[path][key] = reason
             queue.append((path, key))
 
@@ -454,6 +457,7 @@ class ProjectGraph:
                 made = TraceReason(f"{how} {function.qualname}", line,
                                    function=function.qualname, via=reason, path=path,
                                    once=once, fresh=position in function.fresh_edges,
+                                   held=target[0] == "held" or same_self and reason.held,
                                    flags=flags)
                 on_self = how == CALLED and function.class_qualname and (
                     target[0] == "method" and same_self and target[2] != "__call__"

@@ -177,16 +177,23 @@ class StateUse:
 
     # -- queries ----------------------------------------------------------------------------
     def attribute_outlives_trace(self, function: ast.AST, attribute: str,
-                                 own_class_reads: bool = False) -> bool:
+                                 own_class_reads: bool = False, carried_only: bool = False
+                                 ) -> bool:
         """``self.<attribute>``, set in the traced ``function``, is carried from call to call
         or read by other code (see the module docstring). A call of a method that sets it
         (``self._sample_weights()``) counts as setting it. ``own_class_reads``: of the
         reads outside the trace, only those of the methods and properties of
         ``function``'s own class and the classes related to it count (see the module
-        docstring on layers' ``call``)."""
+        docstring on layers' ``call``). ``carried_only``: only a value carried from call to
+        call counts, not reads by other code (the methods of an object that a class holds,
+        which code the analysis does not follow may run within the trace: a decoder's
+        ``initialize`` that a decoding loop calls on the object it is given)."""
         setter_calls = self._setter_calls(attribute)
         if _emptied_on_return(function, attribute):
             return False  # whoever reads it later finds it empty, traced or not
+        if carried_only:
+            own = self.attributes.get(attribute, {}).get(id(function))
+            return own is not None and own.read_before_set(setter_calls(id(function)))
         if not own_class_reads and any(key == 0 or not self._traced(key)
                                        for key in self._foreign.get(attribute, ())):
             return True  # ``recorder.history`` read outside traced code

@@ -380,7 +380,8 @@ class PythonStateMutation(Rule):
                 and function.node is not None
                 and not self._outlives_trace(statement, dotted, lambda use: (
                     use.attribute_outlives_trace(function.node, attribute,
-                                                 self._layer_run_eagerly_too())))):
+                                                 self._layer_run_eagerly_too(),
+                                                 self._held_object())))):
             return
         if (found.provenance is container_provenance.Provenance.ATTRIBUTE and function is not None
                 and function.node is not None and tensor_taint.literal(value)
@@ -423,6 +424,14 @@ class PythonStateMutation(Rule):
         reason = self.context.reason
         return (reason is not None and reason.by_layer_call()
                 and self.context.graph.calls_layers_eagerly())
+
+    def _held_object(self) -> bool:
+        """The traced code is a method of an object another class holds (``self.pool =
+        ImagePool(50)``; ``self.pool.query(x)``), reached only that way: only a value it
+        carries from call to call is evidence, since other code may use the object within
+        the trace in ways the analysis does not follow."""
+        reason = self.context.reason
+        return reason is not None and reason.held
 
     def _fixed_by_trace(self, value: cst.BaseExpression) -> bool:
         """The value is the same on every call of one trace: what values are (shapes,
