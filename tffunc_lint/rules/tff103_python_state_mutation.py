@@ -39,6 +39,14 @@ _ATTRIBUTE_BASE = lazy_compile(r"(?<![\w.])(\w+)\s*\.\s*\w+")
 #: Bounds that give their own result back when applied to it again (``min(min(a, b), b)``).
 _BOUNDS = frozenset({"builtins.min", "builtins.max"})
 
+#: Functions whose result holds one of their arguments cast to a dtype: (position in the
+#: result, parameter, position of the parameter). TensorFlow Addons' CRF log-likelihood hands
+#: back ``tf.cast(transition_params, ...)``, the variable itself when it has that dtype.
+_RETURNS_OWN = {
+    "tensorflow_addons.text.crf_log_likelihood": (1, "transition_params", 3),
+    "tensorflow_addons.text.crf.crf_log_likelihood": (1, "transition_params", 3),
+}
+
 #: Conversions that return their argument itself when it already has the type asked for.
 _CONVERSIONS = frozenset({"tensorflow.cast", "tensorflow.dtypes.cast",
                           "tensorflow.convert_to_tensor"})
@@ -202,7 +210,11 @@ class PythonStateMutation(Rule):
     has that type nothing is set at all. A conversion that does change the type leaks a
     symbolic tensor that a later trace fails on; that is missed. Nor is an attribute bounded
     by its own value and what values are (`self.group_size = min(self.group_size,
-    x.shape[0])`): bounding it again changes nothing, and a new shape retraces.
+    x.shape[0])`): bounding it again changes nothing, and a new shape retraces. Nor is an
+    attribute that a call gives back as it was passed (`log_likelihood,
+    self.transition_params = tfa.text.crf_log_likelihood(..., self.transition_params)`,
+    which returns the variable cast to the dtype it has: the variable itself), or one given a
+    default only when it has none (`self.width = 8 if self.width is None else self.width`).
     A Keras loss or metric method of the class (`def loss(self, y_true, y_pred)`, given to
     `compile`) reads the state within the trace: Keras runs it in the train or test step
     right after `call` (a CRF layer's sequence lengths); so does a loss of the class's own
@@ -317,7 +329,11 @@ class PythonStateMutation(Rule):
     def _target(self, statement: cst.CSTNode, target: cst.BaseExpression,
                 value: Optional[cst.BaseExpression]) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
+            own = self._returned_argument(value)
+            for position, element in enumerate(target.elements):
+                if own is not None and position == own[0] and dotted_name(
+                        element.value) == own[1]:
+                    continue  # ``ll, self.t = crf_log_likelihood(..., self.t)``: its own value
                 self._target(statement, element.value, None)
             return
         if isinstance(target, cst.StarredElement):
@@ -372,7 +388,8 @@ class PythonStateMutation(Rule):
         if self._exempt(dotted) or (value is not None and (
                 self._creates_state(value) or self._fixed_by_trace(value)
                 or self._converts_itself(value, dotted)
-                or self._bounds_itself(value, dotted))):
+                or self._bounds_itself(value, dotted)
+                or self._defaults_itself(value, dotted))):
             return
         function = self.context.function
         attribute = dotted.partition(".")[2]
@@ -440,6 +457,48 @@ class PythonStateMutation(Rule):
         same result however often it runs."""
         return (tensor_taint.static_value(value, self.context.qualified_name)
                 or _flag_combination(value, self.context.qualified_name))
+
+    def _defaults_itself(self, value: cst.BaseExpression, target: str) -> bool:
+        """``self.width = 8 if self.width is None else self.width`` (or ``self.width or 8``):
+        the attribute's own value, or a default when it has none. Once set, setting it again
+        keeps it, so once per trace leaves it as every call would."""
+        def fixed(node: cst.BaseExpression) -> bool:
+            return tensor_taint.literal(node) or tensor_taint.static_value(
+                node, self.context.qualified_name)
+
+        if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+            return dotted_name(value.left) == target and fixed(value.right)
+        if not isinstance(value, cst.IfExp):
+            return False
+        test = value.test
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and dotted_name(test.left) == target
+                and isinstance(test.comparisons[0].comparator, cst.Name)
+                and test.comparisons[0].comparator.value == "None"):
+            return False
+        operator = test.comparisons[0].operator
+        own, default = ((value.orelse, value.body) if isinstance(operator, cst.Is)
+                        else (value.body, value.orelse) if isinstance(operator, cst.IsNot)
+                        else (None, None))
+        return own is not None and dotted_name(own) == target and fixed(default)
+
+    def _returned_argument(self, value: Optional[cst.BaseExpression]
+                           ) -> Optional[Tuple[int, Optional[str]]]:
+        """(position in the result, the argument as dotted name) when ``value`` calls a
+        function that returns that argument converted to the type it has (``_RETURNS_OWN``)."""
+        if not isinstance(value, cst.Call):
+            return None
+        known = _RETURNS_OWN.get(self.context.qualified_name(value.func) or "")
+        if known is None:
+            return None
+        result, parameter, position = known
+        for index, arg in enumerate(value.args):
+            if arg.star:
+                return None
+            if (arg.keyword is not None and arg.keyword.value == parameter
+                    or arg.keyword is None and index == position):
+                return result, dotted_name(arg.value)
+        return None
 
     def _converts_itself(self, value: cst.BaseExpression, target: str) -> bool:
         """``self.x = tf.cast(self.x, x.dtype)`` (or ``tf.convert_to_tensor(self.x)``): the
