@@ -1301,6 +1301,9 @@ class _Write:
     line: int
     method: Optional[str]
     """The method, when the write is in its own body and not an augmented assignment."""
+    reads: FrozenSet[str] = frozenset()
+    """Attributes of ``self`` that the value computes with (``1 / self.std``): a write of
+    TensorFlow objects when one of them holds one (``self.std = tf.math.reduce_std(x)``)."""
 
 
 class _AttributeWalker:
@@ -1428,8 +1431,13 @@ class _AttributeWalker:
                 if once and target.attr in where.unset:
                     self.result.once.setdefault(cls, {}).setdefault(target.attr, node.lineno)
                     continue
-                self.writes.append(_Write(cls, target.attr, node.lineno,
-                                          where.method if once and where.direct else None))
+                self.writes.append(_Write(
+                    cls, target.attr, node.lineno,
+                    where.method if once and where.direct else None,
+                    frozenset(leaf.attr for leaf in walk_nodes(value)
+                              if isinstance(leaf, ast.Attribute)
+                              and isinstance(leaf.value, ast.Name) and leaf.value.id == name)
+                    if isinstance(value, (ast.BinOp, ast.UnaryOp)) else frozenset()))
             elif name not in ("self", "cls"):
                 self.outside.append((name, target.attr, node.lineno, kind))
 
@@ -1462,7 +1470,17 @@ class _AttributeWalker:
                 break
             setup |= found
             candidates |= callers
-        for write in self.writes:
+        writes = self.writes
+        while True:  # arithmetic on TensorFlow values (``1 / self.std``) makes one too
+            tensorflow = self.result.tensorflow
+            found = [w for w in writes
+                     if any(read in tensorflow.get(w.cls, ()) for read in w.reads)]
+            if not found:
+                break
+            for write in found:
+                self.record(write.cls, write.attribute, write.line, _TF, setup=False)
+            writes = [w for w in writes if w not in found]
+        for write in writes:
             calls = self.calls.get(write.method or "", [])
             family = self.result.family(write.cls)
             # Calls on another class's ``self`` reach that class's method of the same name.

@@ -111,7 +111,8 @@ class CapturedMutableAttribute(Rule):
     method that adds weights or changes which weights train (`self.add_weight(...)`,
     `layer.trainable = False`, as LoRA's `enable_lora()` does: Keras must compile the model
     again after such a change, and the traced step is made anew), attributes
-    that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`),
+    that hold TensorFlow objects anywhere (`tf.Variable`, layers, tensors, `add_weight`,
+    arithmetic on attributes that hold them: `1 / self.std`),
     and changes made inside `with tf.init_scope():` are not reported. Nor is lazy
     initialisation, which sets an attribute once while it is still unset: an assignment in
     the body of `if not self.x:` / `if self.x is None:` / `if not hasattr(self, "x"):`, or in
