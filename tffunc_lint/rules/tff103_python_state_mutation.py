@@ -225,7 +225,11 @@ class PythonStateMutation(Rule):
     function of the module (`def vae_kl_loss(y_true, y_pred)` reading `vae.mean`).
     A method that traced code reaches only on objects it makes itself (`registry =
     Registry(); registry.insert(...)`) changes a new object, which lives within the trace:
-    its attributes are not outside state.
+    its attributes are not outside state. One it reaches only on an object a class holds
+    (`self.pool = ImagePool(50)`, then `self.pool.query(x)` in the traced step) is reported
+    only for state it carries from call to call (the pool's count, read before it is set):
+    the object's other methods may run within the same trace, called by code the analysis
+    does not follow (a decoding loop handed the decoder whose initial state the model set).
     An uncalled method that uses the state only as an input of TensorFlow operations on
     its arguments (`tf.gather(x, self.index)`) is taken as a graph-building helper that
     subclasses call from traced code, not as a reader outside the trace; an attribute that
