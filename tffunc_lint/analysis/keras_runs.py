@@ -46,11 +46,13 @@ class _Run:
 
 def only_new_models_after(tree: ast.Module, timeline: Timeline, line: int) -> bool:
     """Every module-level run of a model after ``line`` (``fit``, ``evaluate``,
-    ``predict`` …) runs an object made after it: the run's receiver is a name that only
-    statements after ``line`` bind where the run is. Keras traces the functions of such an
-    object on its first run, after ``line``; the functions of the objects made before are
-    never run again. False when that cannot be told: a run in a function or class (which
-    may be called at any time), or through an expression other than a name."""
+    ``predict`` …) runs an object made after it, or one no run before ``line`` ran: the
+    run's receiver is a name that only statements after ``line`` bind where the run is, or
+    whose bindings there no earlier run reaches (``model = Net()``, ``model.track =
+    True``, then ``model.fit(...)``). Keras traces the functions of such an object on its
+    first run, after ``line``; the functions of the objects run before are never run
+    again. False when that cannot be told: a run in a function or class (which may be
+    called at any time), or through an expression other than a name."""
     runs = _module_runs(tree, timeline)
     if runs is None:
         return False
@@ -59,10 +61,22 @@ def only_new_models_after(tree: ast.Module, timeline: Timeline, line: int) -> bo
             continue
         if run.receiver is None:
             return False
-        bound = [at for at, _, _ in timeline.in_force(run.receiver, run.line, run.line)]
-        if not bound or min(bound) <= line:
+        bound = {at for at, _, _ in timeline.in_force(run.receiver, run.line, run.line)}
+        if not bound:
             return False
+        if min(bound) > line:
+            continue  # an object made after ``line``
+        if any(earlier.line <= line and (earlier.receiver is None or (
+                earlier.receiver == run.receiver
+                and _same_object(timeline, run.receiver, bound, earlier.line)))
+               for earlier in runs):
+            return False  # an object run before ``line`` too: its traces kept the old value
     return True
+
+
+def _same_object(timeline: Timeline, name: str, bound: Set[int], line: int) -> bool:
+    """``name`` at ``line`` may be bound by one of the bindings ``bound``."""
+    return bool(bound & {at for at, _, _ in timeline.in_force(name, line, line)})
 
 
 def run_times(tree: ast.Module, timeline: Timeline, cls: str, method: str

@@ -104,7 +104,9 @@ class CapturedMutableAttribute(Rule):
     `predict` …) of every model made before the switch is not reported either
     (`encoder.downstream = True`, then `probe = keras.Sequential([..., encoder, ...])` and
     `probe.fit(...)`): each model run after it is a new object, whose functions Keras traces
-    with the new value. Running a model made before the switch again is reported.
+    with the new value; nor one switched on a model before anything runs it (`model =
+    TinyVGG()`, `model.track_layer_output = True`, then `model.fit(...)`): its first run
+    traces with the new value. Running a model run before the switch again is reported.
     Attributes assigned only in `__init__`, `build` (or a method named for building, such
     as a base class's `subclass_build` hook), `__post_init__`, `setUp`, the hooks
     Keras runs while it loads a saved model (`load_assets`, `load_own_variables`), or a
