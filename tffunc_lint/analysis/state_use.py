@@ -71,6 +71,9 @@ _CLASS_BODY = ast.Module(body=[], type_ignores=[])
 _SET_UP_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
 _TRACE_COUNTER = lazy_compile(r"trac(?:e|es|ed|ing)", re.IGNORECASE)
 
+#: The key of an item store whose key is computed (``self.x[name] = v``): it may be any.
+_ANY_KEY = "*"
+
 #: (line, column) of an access, and the statement it belongs to.
 Access = Tuple[int, int, ast.stmt]
 
@@ -118,11 +121,14 @@ class _Uses:
 
     def _item_set_before(self, load: Access) -> bool:
         """``load`` reads an item (``self.skips[i]``) that an earlier statement of the same
-        function set under the same key (``self.skips[i] = x``): it sees what this call
-        put there (a U-Net's skip connections kept in a dict by level)."""
+        function set under the same key (``self.skips[i] = x``), or under a key computed
+        there, which may be any (``self.outputs[layer.name] = x`` for each block, then
+        ``self.outputs["block_2_2"]``): it sees what this call put there (a U-Net's skip
+        connections kept in a dict by level, an encoder's block outputs by name)."""
         key = self.keyed_loads.get((load[0], load[1]))
         return key is not None and any(
-            item_key == key and (line, column) < (load[0], load[1]) and statement is not load[2]
+            item_key in (key, _ANY_KEY) and (line, column) < (load[0], load[1])
+            and statement is not load[2]
             for line, column, statement, item_key in self.item_stores)
 
 
@@ -630,6 +636,8 @@ class StateUse:
             uses.keyed_loads[(node.value.lineno, node.value.col_offset)] = key
         else:
             uses.item_stores.append((node.lineno, node.col_offset, statement, key))
+            if not isinstance(node.slice, ast.Constant):  # ``self.outputs[layer.name] = x``
+                uses.item_stores.append((node.lineno, node.col_offset, statement, _ANY_KEY))
 
     def _function(self, node: ast.AST, enclosing: Optional[str], method: bool) -> None:
         """A method's receiver is its first parameter; a function nested in a method sees

@@ -172,7 +172,9 @@ class ExternalContainerMutation(Rule):
     layer and whose caller reads `encoder(x).get_all_encoder_layers()`) is scratch and not
     reported; so is an item that the call sets and later reads back under the same key
     (`self.skips[level] = x`, then `self.skips[level]`: a U-Net's skip connections kept by
-    level), while a read of the whole container (`self.parts.values()`) still counts.
+    level), or after the call set items under computed keys, which may be any
+    (`self.outputs[block.name] = x` for each block, then `self.outputs["block_2"]`), while
+    a read of the whole container (`self.parts.values()`) still counts.
     Caching on purpose at trace time (a dict of per-shape constants) is reported too; add
     `# noqa: TFF102` to keep it. A memo entry made once under `if key not in self._cache:`
     is lazy initialisation, like `if self.x is None:`, and is not reported.
