@@ -34,7 +34,8 @@ import bisect
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set,
+                    Tuple, Union)
 
 from .guards import init_targets
 from .keras_runs import only_new_models_after, run_times
@@ -1277,13 +1278,28 @@ class _Where:
     """Attributes of ``self`` that enclosing ``if`` tests say are still unset."""
     function: Optional[ast.AST] = None
     """The innermost function the walker is in, for the values of its local names."""
-    reshapes: bool = False
+    reshapes: "Union[bool, _Reshapes]" = False
     """In a method that changes which variables the object has or trains
     (:func:`changes_variables`)."""
 
     @property
     def setup(self) -> bool:
-        return self.reshapes or is_setup_method(self.method)
+        return is_setup_method(self.method) or bool(self.reshapes)
+
+
+class _Reshapes:
+    """``changes_variables(method, self_name)``, worked out the first time it is asked:
+    most methods assign no attribute that needs it."""
+
+    __slots__ = ("method", "self_name", "value")
+
+    def __init__(self, method: ast.AST, self_name: Optional[str]):
+        self.method, self.self_name, self.value = method, self_name, None
+
+    def __bool__(self) -> bool:
+        if self.value is None:
+            self.value = changes_variables(self.method, self.self_name)
+        return self.value
 
 
 def is_setup_method(method: Optional[str]) -> bool:
@@ -1356,7 +1372,7 @@ class _AttributeWalker:
                     self_name = None if static or not params else params[0]
                     inner = _Where(where.cls, self_name, node.name, where.init_scope, True,
                                    function=node,
-                                   reshapes=changes_variables(node, self_name))
+                                   reshapes=_Reshapes(node, self_name))
                 else:
                     inner = _Where(where.cls,
                                    None if where.self_name in params else where.self_name,
