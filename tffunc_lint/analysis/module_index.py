@@ -1434,11 +1434,11 @@ class _Indexer:
         """Module-level names bound to symbolic Keras tensors (``inputs = keras.Input(...)``,
         ``x = layer(inputs)``): calls on them build a functional model, they run nothing."""
         self.attribute_calls: List[Tuple[FunctionInfo, str]] = []
+        """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
+        ``FunctionInfo.calls_objects``."""
         self.held: Set[str] = set()
         """Attributes of ``self`` (``Class.attribute``) whose methods the module calls: the
         class each holds is kept in ``ModuleIndex.instance_classes``."""
-        """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
-        ``FunctionInfo.calls_objects``."""
         self.traced_defs: Set[FunctionKey] = set()
         """Functions of the module under a tracing decorator."""
         self.returns_datasets: Dict[FunctionKey, bool] = {}

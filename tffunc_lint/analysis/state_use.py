@@ -198,8 +198,8 @@ class StateUse:
         if _emptied_on_return(function, attribute):
             return False  # whoever reads it later finds it empty, traced or not
         if carried_only:
-            own = self.attributes.get(attribute, {}).get(id(function))
-            return own is not None and own.read_before_set(setter_calls(id(function)))
+            return self._carried(self.attributes.get(attribute, {}), function, setter_calls,
+                                 attribute)
         if not own_class_reads and any(key == 0 or not self._traced(key)
                                        for key in self._foreign.get(attribute, ())):
             return True  # ``recorder.history`` read outside traced code
@@ -390,10 +390,9 @@ class StateUse:
         With ``attribute``, a method of a class whose objects are never those of
         ``function``'s class (``GraphEffects.separate``) reads an attribute of its own
         objects: no reader either."""
-        own = uses.get(id(function))
-        if own is not None and own.read_before_set(setter_calls(id(function))) and not (
-                attribute and self._set_first_by_callers(function, attribute, setter_calls)):
+        if self._carried(uses, function, setter_calls, attribute):
             return True
+        own = uses.get(id(function))
         modes = self._store_modes(own, function) if attribute and own is not None else {}
         effects = GraphEffects.of(self._context) if readers is not None or attribute else None
         setter_class = effects.class_of(function) if attribute else None
@@ -417,6 +416,14 @@ class StateUse:
                     and not (attribute and self._graph_helper(key, attribute))):
                 return True
         return False
+
+    def _carried(self, uses: Dict[int, _Uses], function: ast.AST, setter_calls,
+                 attribute: Optional[str]) -> bool:
+        """``function`` reads the state before it sets it, and not after a caller set it
+        in the same call: a value carried from call to call."""
+        own = uses.get(id(function))
+        return own is not None and own.read_before_set(setter_calls(id(function))) and not (
+            attribute and self._set_first_by_callers(function, attribute, setter_calls))
 
     def _set_first_by_callers(self, function: ast.AST, attribute: str, setter_calls,
                               traced_callers: bool = False) -> bool:
