@@ -466,10 +466,7 @@ class PythonStateMutation(Rule):
         """``self.width = 8 if self.width is None else self.width`` (or ``self.width or 8``):
         the attribute's own value, or a default when it has none. Once set, setting it again
         keeps it, so once per trace leaves it as every call would."""
-        def fixed(node: cst.BaseExpression) -> bool:
-            return tensor_taint.literal(node) or tensor_taint.static_value(
-                node, self.context.qualified_name)
-
+        fixed = self._known_while_tracing
         if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
             return dotted_name(value.left) == target and fixed(value.right)
         if not isinstance(value, cst.IfExp):
@@ -532,9 +529,14 @@ class PythonStateMutation(Rule):
         own = [arg for arg in value.args if dotted_name(arg.value) == target]
         return len(own) == 1 and all(
             not arg.keyword and not arg.star and (
-                arg is own[0] or tensor_taint.literal(arg.value)
-                or tensor_taint.static_value(arg.value, self.context.qualified_name))
+                arg is own[0] or self._known_while_tracing(arg.value))
             for arg in value.args)
+
+    def _known_while_tracing(self, node: cst.BaseExpression) -> bool:
+        """A literal, or what values are (shapes, dtypes): the same on every call of a
+        trace."""
+        return tensor_taint.literal(node) or tensor_taint.static_value(
+            node, self.context.qualified_name)
 
     def _outlives_trace(self, statement: cst.CSTNode, target: str, outlives) -> bool:
         """Evidence that the state must live past the trace that sets it (see
