@@ -1436,9 +1436,11 @@ class _Indexer:
         self.attribute_calls: List[Tuple[FunctionInfo, str]] = []
         """Calls of a method of an attribute of ``self`` (``Class.attribute``), for
         ``FunctionInfo.calls_objects``."""
-        self.held: Set[str] = set()
-        """Attributes of ``self`` (``Class.attribute``) whose methods the module calls: the
-        class each holds is kept in ``ModuleIndex.instance_classes``."""
+        self.held: Dict[str, List[Tuple[FunctionInfo, Target, int, Tuple, object]]] = {}
+        """Attributes of ``self`` (``Class.attribute``) whose methods the module calls, with
+        the calls: (caller, target, line, guards, what it passes). Where the attribute holds
+        objects of one class, that class is kept in ``ModuleIndex.instance_classes`` and
+        the calls become edges."""
         self.traced_defs: Set[FunctionKey] = set()
         """Functions of the module under a tracing decorator."""
         self.returns_datasets: Dict[FunctionKey, bool] = {}
@@ -1643,11 +1645,22 @@ class _Indexer:
         # Of the names functions bind and the attributes set on ``self``, only those that
         # receive a Keras run are asked about (and kept: indexes stay small).
         receivers = {receiver for receiver, _ in self.index.keras_runs}
+        # So are attributes whose methods the module calls (``self.pool.query(x)``), kept
+        # only when they hold objects of one known class.
+        held: Dict[str, Optional[Target]] = {}
         for name, func in self.made:  # once every class of the module is known
-            if name not in receivers and name not in self.held and ("." in name or ":" in name):
+            asked = name in receivers or not ("." in name or ":" in name)
+            if not asked and name not in self.held:
                 continue
             made = self._class_ref(func) if func is not None else None
-            known[name] = made if known.get(name, made) == made else None
+            found = known if asked else held
+            found[name] = made if found.get(name, made) == made else None
+        for name, made in held.items():
+            if made is None:
+                continue
+            known[name] = made
+            for function, target, line, conditions, passed in self.held[name]:
+                self._append_edge(function, target, line, CALLED, conditions, passed)
 
     def _branch(self, test: ast.expr, value: bool, scope: _Scope) -> _Scope:
         """The scope of code that runs when ``test`` is ``value``."""
@@ -2140,11 +2153,12 @@ class _Indexer:
                     scope.function.calls_objects = True
                 else:  # ``self.dist.sample(n)``: settled once the class is known
                     self.attribute_calls.append((scope.function, held))
-                    self.held.add(held)
                     # ``self.pool.query(x)`` where ``self.pool = ImagePool(...)``: the
-                    # method of the class the attribute holds (``ProjectGraph.resolve``)
-                    self._add_edge(scope, ("held", held, attr), node.lineno, CALLED,
-                                   passed=self._passed(node, scope))
+                    # method of the class the attribute holds (``ProjectGraph.resolve``),
+                    # an edge once the module shows that class
+                    self.held.setdefault(held, []).append(
+                        (scope.function, ("held", held, attr), node.lineno, scope.guards,
+                         self._passed(node, scope)))
             if callee is not None:
                 if (callee[0] == "method" and isinstance(func, ast.Attribute)
                         and isinstance(func.value, ast.Name)
@@ -2242,11 +2256,15 @@ class _Indexer:
             self.pending.append((function, target[1], line, how, conditions,
                                  self.statement_region[0], passed))
         else:
-            if conditions:
-                function.edge_guards[len(function.edges)] = conditions
-            if passed is not None:
-                function.edge_args[len(function.edges)] = passed
-            function.edges.append((self._one(target), line, how))
+            self._append_edge(function, target, line, how, conditions, passed)
+
+    def _append_edge(self, function: FunctionInfo, target: Target, line: int, how: str,
+                     conditions: Tuple, passed: Union[Tuple, int, None]) -> None:
+        if conditions:
+            function.edge_guards[len(function.edges)] = conditions
+        if passed is not None:
+            function.edge_args[len(function.edges)] = passed
+        function.edges.append((self._one(target), line, how))
 
     def _one(self, value: _V) -> _V:
         """``value`` (a target, a decorator's spelling) as the first equal one this module
