@@ -80,6 +80,10 @@ class TracedCallable:
     input_signature: bool
     line: int = 0
     """Where the name is bound to it (a script may bind the name again later)."""
+    forwards: Optional[Dict[str, Tuple[str, str]]] = None
+    """For a plain function that passes some of its parameters on, unchanged, to a
+    ``tf.function`` (``def fit_epoch(ds, epoch): ... step(x, epoch)``): each such
+    parameter → (the ``tf.function``'s spelling, its parameter). None for a tf.function."""
 
     @property
     def key(self) -> Optional[FunctionKey]:
@@ -239,8 +243,69 @@ def _analyse(context) -> CallSites:
     if not callables:
         return CallSites()
     words = {c.spelling.rpartition(".")[2] for c in callables}
+    callables += _forwarders(context, tree, callables, SourceLines(context.text, words))
+    words |= {c.spelling.rpartition(".")[2] for c in callables}
     scanner = _CallScanner(context, callables, SourceLines(context.text, words))
     return scanner.scan(tree)
+
+
+def _forwarders(context, tree: ast.Module, callables: List[TracedCallable],
+                lines: SourceLines) -> List[TracedCallable]:
+    """Plain functions of the module (module-level defs and methods of module-level
+    classes, not traced themselves) that pass a parameter of theirs, as it is, to a
+    ``tf.function`` of the module without an ``input_signature`` (``def fit_epoch(ds,
+    epoch): for x in ds: step(x, epoch)``): a varying number given to them retraces the
+    ``tf.function`` as one given to it directly does."""
+    traced = context.graph.traced if context.graph is not None else {}
+    functions = {id(c.function) for c in callables}
+    by_spelling: Dict[str, List[TracedCallable]] = {}
+    for callable_ in callables:
+        by_spelling.setdefault(callable_.spelling, []).append(callable_)
+    found = []
+    for owner, node in _plain_defs(tree):
+        if (id(node) in functions or def_key(node.lineno, node.name) in traced
+                or not lines.touches(node)):
+            continue
+        method = owner is not None
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][method:]
+        rebound = {name for statement in own_nodes(node.body)
+                   if isinstance(statement, ast.stmt) for name in _bound_by(statement)}
+        passed: Dict[str, Tuple[str, str]] = {}
+        for call in own_nodes(node.body):
+            if not isinstance(call, ast.Call):
+                continue
+            spelling = ast_dotted_name(call.func)
+            target = next((c for c in by_spelling.get(spelling or "", ())
+                           if c.owner is None or c.owner is owner), None)
+            if target is None or target.input_signature:
+                continue
+            slots = [(("pos", i), a) for i, a in enumerate(call.args)
+                     if not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
+            slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
+            for slot, value in slots:
+                parameter = target.parameter(slot)
+                if (isinstance(value, ast.Name) and value.id in params
+                        and value.id not in rebound and parameter is not None
+                        and parameter not in target.selectors()):
+                    passed.setdefault(value.id, (target.spelling, parameter))
+        if passed:
+            spelling = f"self.{node.name}" if method else node.name
+            found.append(TracedCallable(spelling, owner, node, method, False, node.lineno,
+                                        forwards=passed))
+    return found
+
+
+def _plain_defs(tree: ast.Module) -> Iterator[Tuple[Optional[ast.ClassDef], ast.AST]]:
+    """Module-level defs (owner None) and the methods of module-level classes, other than
+    static methods."""
+    for statement in tree.body:
+        if isinstance(statement, _FUNCTIONS):
+            yield None, statement
+        elif isinstance(statement, ast.ClassDef):
+            for member in statement.body:
+                if isinstance(member, _FUNCTIONS) and not any(
+                        ast_dotted_name(d) == "staticmethod" for d in member.decorator_list):
+                    yield statement, member
 
 
 # -- small ast helpers ----------------------------------------------------------------------
@@ -1026,6 +1091,15 @@ class _CallScanner:
         name = callee.spelling
         if argument.kind in (VARYING, LITERAL) and argument.parameter in callee.selectors():
             return None  # it picks a Python object: one graph per object, by design
+        if callee.forwards is not None:
+            forwarded = callee.forwards.get(argument.parameter)
+            if argument.kind != VARYING or forwarded is None:
+                return None
+            return ("TFF401", argument.slot, (
+                f"`{name}` gets a different Python number for `{argument.parameter}` on each "
+                f"pass and passes it on to the tf.function `{forwarded[0]}` (as "
+                f"`{forwarded[1]}`): every new value traces a new graph; pass a tensor "
+                "instead (use tf.constant(...)) or give the tf.function an input_signature"))
         if argument.kind == VARYING:
             return ("TFF401", argument.slot, (
                 f"`{name}` gets a different Python number for `{argument.parameter}` on each "

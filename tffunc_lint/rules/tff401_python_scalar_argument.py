@@ -12,6 +12,9 @@ class PythonScalarArgument(CallSiteReporter, Rule):
     `self.f = tf.function(...)`) that pass a Python number that varies: a loop variable
     over `range(...)` or over a list of numbers, an expression of one, a counter stepped in
     a loop, or different number literals at different call sites of the same function.
+    Also call sites of a plain function of the module that passes the parameter on, as it
+    is, to such a `tf.function` (`def fit_epoch(ds, epoch): ... step(x, epoch)`, then
+    `fit_epoch(ds, epoch)` in an epoch loop), for a number that varies.
 
     ## Why is this bad?
     `tf.function` traces a new graph for every new Python value of an argument: Python
@@ -50,7 +53,10 @@ class PythonScalarArgument(CallSiteReporter, Rule):
 
     ## Known problems
     Only calls in the same module are seen, by the name the module gives the `tf.function`
-    (`train(...)`, `self.train(...)` inside the class); a module-level call reaches the
+    (`train(...)`, `self.train(...)` inside the class), or the plain function that passes
+    a parameter on to it (one step: a function that passes it to another such function is
+    not followed; a parameter the function binds again first, `epoch =
+    tf.constant(epoch)`, is not passed on as it is); a module-level call reaches the
     binding of the name in force at that statement (cell order in a notebook), so a call of a
     plain function of the same name, defined in another cell, is not counted. A function with an `input_signature`
     is never reported, nor one fixed literal used at every call site (a hyper-parameter,
