@@ -243,10 +243,13 @@ def _analyse(context) -> CallSites:
     if not callables:
         return CallSites()
     words = {c.spelling.rpartition(".")[2] for c in callables}
-    callables += _forwarders(context, tree, callables, SourceLines(context.text, words))
-    words |= {c.spelling.rpartition(".")[2] for c in callables}
-    scanner = _CallScanner(context, callables, SourceLines(context.text, words))
-    return scanner.scan(tree)
+    lines = SourceLines(context.text, words)
+    forwarders = _forwarders(context, tree, callables, lines)
+    if forwarders:  # their calls too
+        callables += forwarders
+        lines = SourceLines(context.text, words | {
+            c.spelling.rpartition(".")[2] for c in forwarders})
+    return _CallScanner(context, callables, lines).scan(tree)
 
 
 def _forwarders(context, tree: ast.Module, callables: List[TracedCallable],
@@ -279,10 +282,7 @@ def _forwarders(context, tree: ast.Module, callables: List[TracedCallable],
                            if c.owner is None or c.owner is owner), None)
             if target is None or target.input_signature:
                 continue
-            slots = [(("pos", i), a) for i, a in enumerate(call.args)
-                     if not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
-            slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
-            for slot, value in slots:
+            for slot, value in _slots(call):
                 parameter = target.parameter(slot)
                 if (isinstance(value, ast.Name) and value.id in params
                         and value.id not in rebound and parameter is not None
@@ -309,6 +309,18 @@ def _plain_defs(tree: ast.Module) -> Iterator[Tuple[Optional[ast.ClassDef], ast.
 
 
 # -- small ast helpers ----------------------------------------------------------------------
+def _slots(call: ast.Call) -> List[Tuple[Slot, ast.expr]]:
+    """The arguments of ``call`` by slot: positions up to the first ``*args`` (later ones
+    are unknown), then keywords."""
+    slots: List[Tuple[Slot, ast.expr]] = []
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            break
+        slots.append((("pos", index), argument))
+    slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
+    return slots
+
+
 def _list_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
     """Attributes that the class's methods set to a list or tuple (a display or a
     comprehension): ``self.blocks = [Block() for _ in range(n)]``."""
@@ -729,12 +741,7 @@ class _CallScanner:
                    ) -> List[Argument]:
         if callee.input_signature:
             return []
-        slots: List[Tuple[Slot, ast.expr]] = []
-        for index, argument in enumerate(call.args):
-            if isinstance(argument, ast.Starred):
-                break  # later positions are unknown
-            slots.append((("pos", index), argument))
-        slots += [(("kw", k.arg), k.value) for k in call.keywords if k.arg is not None]
+        slots = _slots(call)
         found = []
         objects = [(slot, self._object(expression)) for slot, expression in slots]
         for slot, expression in slots:

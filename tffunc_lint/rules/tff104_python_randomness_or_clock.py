@@ -175,9 +175,10 @@ class PythonRandomnessOrClock(Rule):
     TensorFlow's random ops (`seed=random.randint(0, 2**31)`, `seed=int(time.time())`,
     `seed = random.randrange(...)`, returned by a function whose name says it makes seeds),
     and a draw wrapped in `tf.constant(...)`: both are meant to be fixed for the graph, and
-    the random ops a frozen seed seeds still draw new values on every call. Nor is a value assigned only to local names that the traced
-    function never reads (`batch_z = np.random.uniform(...)` left in a step that samples
-    with `tf.random.normal`): a frozen value nothing uses changes nothing.
+    the random ops a frozen seed seeds still draw new values on every call. Nor is a value
+    assigned only to local names that the traced function never reads (`batch_z =
+    np.random.uniform(...)` left in a step that samples with `tf.random.normal`): a frozen
+    value nothing uses changes nothing.
 
     ## References
     - [Better performance with tf.function: Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
